@@ -1,0 +1,22 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings every target shares. Swift 6 language mode (strict concurrency) is the
+/// package default; these upcoming features keep the public surface explicit.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "EntityStore",
+    platforms: [.macOS(.v15)],
+    products: [
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+    ],
+    swiftLanguageModes: [.v6]
+)
