@@ -1,0 +1,65 @@
+extension SortedMap {
+    /// Builds a map from elements in strictly ascending key order, packing nodes bottom-up.
+    ///
+    /// Input that turns out not to be strictly ascending (say, from a damaged file) still
+    /// yields a correct map: the elements are then inserted one by one, and for a repeated
+    /// key the last value wins.
+    ///
+    /// - Complexity: O(n) for ascending input; O(n log n) otherwise.
+    init(sortedUniqueElements elements: some Sequence<(Key, Value)>, nodeCapacity: Int = Self.defaultNodeCapacity) {
+        self.init(nodeCapacity: nodeCapacity)
+        var keys: [Key] = []
+        var values: [Value] = []
+        keys.reserveCapacity(elements.underestimatedCount)
+        values.reserveCapacity(elements.underestimatedCount)
+        var ascending = true
+        for (key, value) in elements {
+            if ascending, let last = keys.last, !(last < key) {
+                ascending = false
+            }
+            keys.append(key)
+            values.append(value)
+        }
+        guard ascending else {
+            for index in keys.indices {
+                updateValue(values[index], forKey: keys[index])
+            }
+            return
+        }
+        guard !keys.isEmpty else { return }
+
+        var level: [(node: SortedMapNode<Key, Value>, minimum: Key)] = Self.chunks(keys.count, capacity: self.nodeCapacity).map {
+            (SortedMapNode(keys: Array(keys[$0]), values: Array(values[$0])), keys[$0.lowerBound])
+        }
+        while level.count > 1 {
+            let below = level
+            level = Self.chunks(below.count, capacity: self.nodeCapacity).map { range in
+                let group = below[range]
+                let node = SortedMapNode(
+                    separators: group.dropFirst().map(\.minimum),
+                    children: group.map(\.node),
+                    counts: group.map(\.node.count)
+                )
+                return (node, group[range.lowerBound].minimum)
+            }
+        }
+        root = level[0].node
+    }
+
+    /// Splits `total` entries into the fewest groups of at most `capacity`, sized evenly so
+    /// every group holds at least `capacity / 2` when there is more than one.
+    private static func chunks(_ total: Int, capacity: Int) -> [Range<Int>] {
+        let groups = (total + capacity - 1) / capacity
+        let base = total / groups
+        let extra = total % groups
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(groups)
+        var start = 0
+        for group in 0..<groups {
+            let size = base + (group < extra ? 1 : 0)
+            ranges.append(start..<start + size)
+            start += size
+        }
+        return ranges
+    }
+}

@@ -1,0 +1,80 @@
+/// One end of a `SortedMapRange`.
+enum SortedMapBound<Key: Comparable>: Equatable {
+    /// The bound admits keys equal to it.
+    case included(Key)
+    /// The bound stops just short of keys equal to it.
+    case excluded(Key)
+
+    /// The key the bound compares against.
+    var key: Key {
+        switch self {
+        case .included(let key), .excluded(let key): key
+        }
+    }
+}
+
+extension SortedMapBound: Sendable where Key: Sendable {}
+
+/// A key interval for `SortedMap` range queries; each end is optional (unbounded) and
+/// inclusive or exclusive. An interval whose lower end lies above its upper end is empty.
+struct SortedMapRange<Key: Comparable>: Equatable {
+    /// The smallest admitted key, or nil for no lower limit.
+    var lowerBound: SortedMapBound<Key>?
+    /// The largest admitted key, or nil for no upper limit.
+    var upperBound: SortedMapBound<Key>?
+
+    /// Creates an interval from optional bounds.
+    init(lowerBound: SortedMapBound<Key>? = nil, upperBound: SortedMapBound<Key>? = nil) {
+        self.lowerBound = lowerBound
+        self.upperBound = upperBound
+    }
+
+    /// The interval admitting every key.
+    static var all: SortedMapRange { SortedMapRange() }
+
+    /// Whether `key` lies within the interval.
+    ///
+    /// - Complexity: O(1)
+    func contains(_ key: Key) -> Bool {
+        switch lowerBound {
+        case .included(let low)?: if key < low { return false }
+        case .excluded(let low)?: if key <= low { return false }
+        case nil: break
+        }
+        switch upperBound {
+        case .included(let high)?: if high < key { return false }
+        case .excluded(let high)?: if high <= key { return false }
+        case nil: break
+        }
+        return true
+    }
+}
+
+extension SortedMapRange: Sendable where Key: Sendable {}
+
+extension SortedMapRange {
+    /// `lower..<upper`.
+    init(_ range: Range<Key>) {
+        self.init(lowerBound: .included(range.lowerBound), upperBound: .excluded(range.upperBound))
+    }
+
+    /// `lower...upper`.
+    init(_ range: ClosedRange<Key>) {
+        self.init(lowerBound: .included(range.lowerBound), upperBound: .included(range.upperBound))
+    }
+
+    /// `lower...`.
+    init(_ range: PartialRangeFrom<Key>) {
+        self.init(lowerBound: .included(range.lowerBound))
+    }
+
+    /// `...upper`.
+    init(_ range: PartialRangeThrough<Key>) {
+        self.init(upperBound: .included(range.upperBound))
+    }
+
+    /// `..<upper`.
+    init(_ range: PartialRangeUpTo<Key>) {
+        self.init(upperBound: .excluded(range.upperBound))
+    }
+}
