@@ -1,0 +1,91 @@
+/// What one commit changed in one table of `E`.
+///
+/// An ID appears in at most one of `inserted`, `updated` and `removed`. Within a commit
+/// the net effect counts: an entity inserted and then removed by the same transaction
+/// does not appear; one removed and inserted again appears as updated.
+public struct TableChanges<E: Entity>: Sendable {
+    /// IDs of entities that did not exist before the commit, in insertion order.
+    public internal(set) var inserted: [E.ID] = []
+    /// Entities that existed before and after the commit with a different value, with
+    /// their previous value.
+    public internal(set) var updated: [E.ID: E] = [:]
+    /// Entities that existed before the commit and no longer do, with their last value.
+    public internal(set) var removed: [E.ID: E] = [:]
+
+    /// An empty change list.
+    public init() {}
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && removed.isEmpty }
+
+    /// The number of changed entities.
+    public var count: Int { inserted.count + updated.count + removed.count }
+
+    /// Every changed ID: inserted, then updated, then removed.
+    public var changedIDs: [E.ID] { inserted + Array(updated.keys) + Array(removed.keys) }
+
+    /// Whether `id` changed in any way. O(inserted count); O(1) for updates and removals.
+    public func contains(_ id: E.ID) -> Bool {
+        updated[id] != nil || removed[id] != nil || inserted.contains(id)
+    }
+
+    /// Combines this commit's changes with the next commit's, as one commit would have
+    /// produced them. `current` reads the table after `next`. O(size of `next`).
+    func merged(with next: TableChanges<E>, current: (E.ID) -> E?) -> TableChanges<E> {
+        var result = self
+        var insertedSet: Set<E.ID>?
+        func wasInserted(_ id: E.ID) -> Bool {
+            if insertedSet == nil { insertedSet = Set(result.inserted) }
+            return insertedSet?.contains(id) ?? false
+        }
+        var droppedInserts = Set<E.ID>()
+        for id in next.inserted {
+            if let old = result.removed.removeValue(forKey: id) {
+                if current(id) != old { result.updated[id] = old }
+            } else {
+                result.inserted.append(id)
+            }
+        }
+        for (id, old) in next.updated where result.updated[id] == nil && !wasInserted(id) {
+            result.updated[id] = old
+        }
+        for (id, old) in next.removed {
+            if let original = result.updated.removeValue(forKey: id) {
+                result.removed[id] = original
+            } else if wasInserted(id) {
+                droppedInserts.insert(id)
+            } else {
+                result.removed[id] = old
+            }
+        }
+        if !droppedInserts.isEmpty { result.inserted.removeAll { droppedInserts.contains($0) } }
+        return result
+    }
+}
+
+/// `TableChanges` with the entity type erased.
+protocol AnyTableChanges: Sendable {
+    var count: Int { get }
+    var insertedCount: Int { get }
+    var updatedCount: Int { get }
+    var removedCount: Int { get }
+    /// IDs written (inserted or updated), erased.
+    var upsertedIDs: [any Hashable & Sendable] { get }
+    /// IDs removed, erased.
+    var removedIDs: [any Hashable & Sendable] { get }
+    func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges
+}
+
+extension TableChanges: AnyTableChanges {
+    var insertedCount: Int { inserted.count }
+    var updatedCount: Int { updated.count }
+    var removedCount: Int { removed.count }
+    var upsertedIDs: [any Hashable & Sendable] { inserted.map { $0 } + updated.keys.map { $0 } }
+    var removedIDs: [any Hashable & Sendable] { removed.keys.map { $0 } }
+
+    func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges {
+        guard let next = next as? TableChanges<E> else { return self }
+        let rows = state.storage(named: table, as: E.self)?.rows
+        return merged(with: next) { rows?[$0]?.value }
+    }
+}

@@ -1,0 +1,86 @@
+import StoreCore
+import Synchronization
+
+/// A memoized, observable value computed from the store's tables that re-reads only when
+/// a commit touches what it watches: one entity, a few entities, an index key or a range.
+///
+/// Create one with ``EntityStore/derived(_:id:)`` and its siblings. It is kept up to date
+/// synchronously with commits while it is alive; `recomputations` counts the re-reads.
+public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
+    private struct ObserverEntry {
+        weak var token: Observation?
+        let handler: @Sendable (Value, Value) -> Void
+    }
+
+    private struct Inner {
+        var value: Value
+        var recomputations = 0
+        var observers: [UInt64: ObserverEntry] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    private let inner: Mutex<Inner>
+    private let recompute: @Sendable (Changes<EntityState>, Value) -> Value?
+    private let unregister: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+    /// `recompute` returns the new value, or nil if the commit does not concern it.
+    init(initial: Value, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
+        self.inner = Mutex(Inner(value: initial))
+        self.recompute = recompute
+    }
+
+    func setUnregister(_ action: @escaping @Sendable () -> Void) {
+        unregister.withLock { $0 = action }
+    }
+
+    deinit {
+        unregister.withLock { $0 }?()
+    }
+
+    /// The current value. O(1).
+    public var value: Value { inner.withLock { $0.value } }
+
+    /// How many times the value was re-read after a commit (not counting creation).
+    public var recomputations: Int { inner.withLock { $0.recomputations } }
+
+    /// Calls `handler` with the old and new value each time the value changes, in commit
+    /// order, until the returned token is cancelled or released.
+    public func observe(_ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void) -> Observation {
+        let key = inner.withLock { inner in
+            defer { inner.nextObserver += 1 }
+            return inner.nextObserver
+        }
+        let observation = Observation(onCancel: { [weak self] in
+            _ = self?.inner.withLock { $0.observers.removeValue(forKey: key) }
+        })
+        inner.withLock { $0.observers[key] = ObserverEntry(token: observation, handler: handler) }
+        return observation
+    }
+
+    /// The current value, then each new value, as an `AsyncStream`; registered before
+    /// this returns, so no change is missed.
+    public func values(
+        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
+        continuation.yield(value)
+        let observation = observe { _, new in continuation.yield(new) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    func refresh(_ changes: Changes<EntityState>) {
+        let (old, new, observers) = inner.withLock { inner -> (Value, Value, [ObserverEntry]) in
+            let old = inner.value
+            guard let new = recompute(changes, old) else { return (old, old, []) }
+            inner.recomputations += 1
+            guard new != old else { return (old, old, []) }
+            inner.value = new
+            return (old, new, inner.observers.sorted { $0.key < $1.key }.map(\.value))
+        }
+        for entry in observers {
+            guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
+            entry.handler(old, new)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import StoreCore
+import Synchronization
+
+/// A normalized, in-memory entity store: typed tables keyed by ID, transactional writes,
+/// secondary indexes, relations with delete rules, queries, and derived values that
+/// wake only for the IDs they watch.
+///
+/// ```swift
+/// let store = try EntityStore {
+///     authors
+///     books
+/// }
+/// try store.write { tx in
+///     try tx[authors].insert(Author(id: 1, name: "Ursula"))
+///     try tx[books].insert(Book(id: 10, title: "The Dispossessed", authorID: 1))
+/// }
+/// let book = store.state[books].find(10)
+/// ```
+///
+/// It is built on a StoreCore ``Store`` (``core``): the same observation, streams,
+/// middleware, batching and events work on it.
+public final class EntityStore: Sendable {
+    /// The state store holding the tables.
+    public let core: Store<EntityState>
+    /// The tables of this store.
+    public let schema: Schema
+    /// Whether every commit checks that the references it writes resolve.
+    public let checksReferences: Bool
+    let watchers = WatcherRegistry()
+    private let dispatch: Observation
+
+    /// A store with empty tables for `schema`.
+    /// - Parameters:
+    ///   - checkReferences: abort any commit that leaves a reference to a missing entity
+    ///     (``EntityStoreError/danglingReference(table:id:field:targetTable:targetID:)``).
+    ///   - middleware: StoreCore middleware that sees every commit.
+    public init(schema: Schema, checkReferences: Bool = false, middleware: [Middleware<EntityState>] = []) {
+        self.schema = schema
+        self.checksReferences = checkReferences
+        let core = Store(EntityState(schema: schema), middleware: middleware)
+        self.core = core
+        let watchers = self.watchers
+        self.dispatch = core.observe { changes in watchers.dispatch(changes) }
+    }
+
+    /// A store with empty tables for the tables listed in `tables`.
+    /// - Throws: ``EntityStoreError/invalidSchema(_:)`` if the tables do not form a valid schema.
+    public convenience init(
+        checkReferences: Bool = false, middleware: [Middleware<EntityState>] = [],
+        @SchemaBuilder tables: () -> [any AnyTable]
+    ) throws(EntityStoreError) {
+        self.init(schema: try Schema(tables()), checkReferences: checkReferences, middleware: middleware)
+    }
+
+    /// The current state: every table at the last commit. O(1).
+    public var state: EntityState { core.state }
+
+    /// The revision of the current state. O(1).
+    public var revision: UInt64 { core.state.revision }
+
+    /// Runs `body` as one atomic transaction over any tables and publishes one commit.
+    ///
+    /// If `body` throws (or reference checking fails), nothing is published: tables,
+    /// indexes and versions stay exactly as before. A transaction that changes nothing
+    /// publishes nothing. Observers then receive the commit's ``ChangeSet`` as
+    /// `changes.current.changeSet`. Inside a StoreCore `batch`, successive writes are
+    /// published together with their change sets merged.
+    /// - Complexity: O(changed rows × log n), independent of the size of untouched tables
+    ///   and of how many older states are still held.
+    @discardableResult
+    public func write<Result>(_ name: String = "write", _ body: (Transaction) throws -> Result) throws -> Result {
+        let checkReferences = checksReferences
+        return try core.commit(name) { (state: inout EntityState, context: CommitContext) in
+            let transaction = Transaction(state: state)
+            defer { transaction.isOpen = false }
+            let result = try body(transaction)
+            let changeSet = try transaction.finish(checkReferences: checkReferences)
+            guard !changeSet.isEmpty else { return result }
+            var next = transaction.state
+            next.revision = transaction.revision
+            next.changeSet = context.isContinuation ? state.changeSet.merged(with: changeSet, in: next) : changeSet
+            state = next
+            return result
+        }
+    }
+
+    /// Groups several writes (on this thread) into one published commit; see StoreCore's `batch`.
+    @discardableResult
+    public func batch<Result>(_ name: String = "batch", _ body: () throws -> Result) throws -> Result {
+        try core.batch(name, body)
+    }
+
+    /// Registers `handler` for every later commit; `changes.current.changeSet` says what changed.
+    public func observe(_ handler: @escaping @Sendable (Changes<EntityState>) -> Void) -> Observation {
+        core.observe(handler)
+    }
+
+    /// The stream of every later commit, registered before this returns.
+    public func changes(
+        bufferingPolicy: AsyncStream<Changes<EntityState>>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<Changes<EntityState>> {
+        core.changes(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// Replaces every table with those of `newState` (a restore), as one commit that
+    /// every derived value re-reads. `newState` must follow the same schema.
+    /// - Throws: ``EntityStoreError/invalidSchema(_:)`` if its tables differ from the schema's.
+    public func replaceAll(with newState: EntityState, name: String = "replaceAll") throws {
+        guard newState.tableNames == state.tableNames else {
+            throw EntityStoreError.invalidSchema("the new state's tables \(newState.tableNames) differ from the store's \(state.tableNames)")
+        }
+        try core.commit(name) { (state: inout EntityState) in
+            var next = newState
+            next.rebase(onto: state)
+            state = next
+        }
+    }
+}

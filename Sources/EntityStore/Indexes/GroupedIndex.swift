@@ -1,0 +1,65 @@
+import HashTreeCollections
+
+/// A grouped index: each key maps to the IDs of every entity with that key, in insertion
+/// order. Entities whose key is `nil` are not indexed.
+struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+    let name: String
+    let key: @Sendable (Element) -> Key?
+    private(set) var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
+
+    init(name: String, key: @escaping @Sendable (Element) -> Key?) {
+        self.name = name
+        self.key = key
+    }
+
+    /// The IDs stored under `key`, in insertion order. O(1) to find the group, then O(1) per ID.
+    func lookup(_ key: Key) -> SortedMap<UInt64, Element.ID> {
+        groups[key] ?? SortedMap()
+    }
+
+    /// The number of entities under `key`. O(1).
+    func count(of key: Key) -> Int { groups[key]?.count ?? 0 }
+
+    /// Every distinct key with its group size. O(number of keys).
+    var keyCounts: [(key: Key, count: Int)] { groups.map { ($0.key, $0.value.count) } }
+
+    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
+    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
+
+    mutating func insert(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity) else { return }
+        groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
+    }
+
+    mutating func remove(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity) else { return }
+        var emptied = false
+        if groups[key] != nil {
+            groups[key, default: SortedMap()].removeValue(forKey: sequence)
+            emptied = groups[key]?.isEmpty ?? false
+        }
+        if emptied { groups.removeValue(forKey: key) }
+    }
+
+    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
+        if key(old) == key(new) { return }
+        remove(old, sequence: sequence)
+        insert(new, sequence: sequence)
+    }
+
+    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
+        var problems: [String] = []
+        var expected = 0
+        for (id, row) in rows {
+            guard let key = key(row.value) else { continue }
+            expected += 1
+            if groups[key]?[row.sequence] != id {
+                problems.append("grouped index '\(name)': group \(key) lacks \(id)")
+            }
+        }
+        let stored = groups.values.reduce(0) { $0 + $1.count }
+        if stored != expected { problems.append("grouped index '\(name)': \(stored) entries for \(expected) keyed rows") }
+        if groups.values.contains(where: { $0.isEmpty }) { problems.append("grouped index '\(name)': empty group kept") }
+        return problems
+    }
+}

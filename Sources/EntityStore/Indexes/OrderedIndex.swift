@@ -1,0 +1,85 @@
+import HashTreeCollections
+
+/// The sort key of an ordered index: the indexed value, then insertion order to keep
+/// equal values stable and every entry distinct.
+struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
+    let key: Key
+    let sequence: UInt64
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.key < rhs.key || (lhs.key == rhs.key && lhs.sequence < rhs.sequence)
+    }
+}
+
+/// An ordered index: entities sorted by a comparable key, for range queries, top-k and
+/// sorted iteration. Inserts and removes are O(log n) in a persistent B-tree; nothing is
+/// ever re-sorted. Entities whose key is `nil` are not indexed.
+struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: EntityIndex {
+    let name: String
+    let key: @Sendable (Element) -> Key?
+    private(set) var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
+
+    init(name: String, key: @escaping @Sendable (Element) -> Key?) {
+        self.name = name
+        self.key = key
+    }
+
+    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
+    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
+
+    mutating func insert(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity) else { return }
+        entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
+    }
+
+    mutating func remove(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity) else { return }
+        entries.removeValue(forKey: OrderedIndexKey(key: key, sequence: sequence))
+    }
+
+    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
+        if key(old) == key(new) { return }
+        remove(old, sequence: sequence)
+        insert(new, sequence: sequence)
+    }
+
+    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
+        var problems: [String] = []
+        var expected = 0
+        for (id, row) in rows {
+            guard let key = key(row.value) else { continue }
+            expected += 1
+            if entries[OrderedIndexKey(key: key, sequence: row.sequence)] != id {
+                problems.append("ordered index '\(name)': entry for \(id) missing")
+            }
+        }
+        if entries.count != expected { problems.append("ordered index '\(name)': \(entries.count) entries for \(expected) keyed rows") }
+        return problems
+    }
+}
+
+extension OrderedIndex {
+    /// The IDs whose key lies in `range`, ascending by key (or descending). O(log n + k).
+    func ids(in range: SortedMapRange<Key>, descending: Bool = false) -> [Element.ID] {
+        let mapped = SortedMapRange<OrderedIndexKey<Key>>(
+            lowerBound: range.lowerBound.map {
+                switch $0 {
+                case let .included(key): .included(OrderedIndexKey(key: key, sequence: 0))
+                case let .excluded(key): .excluded(OrderedIndexKey(key: key, sequence: .max))
+                }
+            },
+            upperBound: range.upperBound.map {
+                switch $0 {
+                case let .included(key): .included(OrderedIndexKey(key: key, sequence: .max))
+                case let .excluded(key): .excluded(OrderedIndexKey(key: key, sequence: 0))
+                }
+            })
+        let elements = descending ? entries.reversedElements(in: mapped) : entries.elements(in: mapped)
+        return elements.map(\.value)
+    }
+
+    /// Every indexed ID in key order, lazily: O(log n) to start, O(1) per element.
+    func allIDs(descending: Bool) -> LazyMapSequence<SortedMap<OrderedIndexKey<Key>, Element.ID>.Elements, Element.ID> {
+        (descending ? entries.reversedElements() : entries.elements(in: .all)).lazy.map(\.value)
+    }
+}

@@ -1,0 +1,60 @@
+import HashTreeCollections
+
+/// A unique index: each key maps to at most one entity ID. Entities whose key is `nil`
+/// are not indexed (as in SQL, `nil` never collides).
+struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+    let name: String
+    let key: @Sendable (Element) -> Key?
+    private(set) var entries = TreeDictionary<Key, Element.ID>()
+
+    init(name: String, key: @escaping @Sendable (Element) -> Key?) {
+        self.name = name
+        self.key = key
+    }
+
+    /// The ID stored under `key`. O(1) expected (hash trie lookup).
+    func lookup(_ key: Key) -> Element.ID? { entries[key] }
+
+    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {
+        guard let key = key(entity), let existing = entries[key], existing != entity.id else { return }
+        throw .uniqueViolation(
+            table: table, index: name, key: describeID(key),
+            existingID: describeID(existing), newID: describeID(entity.id))
+    }
+
+    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {
+        if key(old) == key(new) { return }
+        try validateInsert(new, table: table)
+    }
+
+    mutating func insert(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity) else { return }
+        entries[key] = entity.id
+    }
+
+    mutating func remove(_ entity: Element, sequence: UInt64) {
+        guard let key = key(entity), entries[key] == entity.id else { return }
+        entries.removeValue(forKey: key)
+    }
+
+    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
+        let oldKey = key(old), newKey = key(new)
+        if oldKey == newKey { return }
+        remove(old, sequence: sequence)
+        insert(new, sequence: sequence)
+    }
+
+    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
+        var problems: [String] = []
+        var expected = 0
+        for (id, row) in rows {
+            guard let key = key(row.value) else { continue }
+            expected += 1
+            if entries[key] != id { problems.append("unique index '\(name)': key \(key) does not map to \(id)") }
+        }
+        if entries.count != expected {
+            problems.append("unique index '\(name)': \(entries.count) entries for \(expected) keyed rows")
+        }
+        return problems
+    }
+}

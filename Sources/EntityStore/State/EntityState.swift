@@ -1,0 +1,92 @@
+/// An immutable, point-in-time value of every table of a store.
+///
+/// Taking a state is O(1) and holding it is cheap: tables are persistent structures, so a
+/// later commit shares everything it does not touch. Read a table with `state[books]`.
+public struct EntityState: Sendable, Equatable {
+    /// The schema the tables follow.
+    public let schema: Schema
+    var tables: [any AnyTableStorage]
+    let identity: StoreIdentity
+    /// Incremented by every commit that changed something; 0 for a new store.
+    public internal(set) var revision: UInt64 = 0
+    /// What the commit (or batch of commits) that produced this state changed.
+    public internal(set) var changeSet = ChangeSet()
+
+    /// An empty state with one empty table per schema table.
+    public init(schema: Schema) {
+        self.schema = schema
+        self.tables = schema.operations.map { $0.makeStorage() }
+        self.identity = StoreIdentity()
+    }
+
+    /// Two states are equal when they are the same revision of the same store. O(1).
+    ///
+    /// This identity-based equality is what lets the store skip a commit that changed
+    /// nothing without comparing tables.
+    public static func == (lhs: EntityState, rhs: EntityState) -> Bool {
+        lhs.identity === rhs.identity && lhs.revision == rhs.revision
+    }
+
+    /// A read view of `table`. An undeclared table reads as empty; use ``table(_:)`` to
+    /// get an error instead. O(1).
+    public subscript<E: Entity>(table: Table<E>) -> TableView<E> {
+        TableView(storage: storage(named: table.name, as: E.self) ?? TableStorage(descriptor: table))
+    }
+
+    /// A read view of the table of `E` named `E.tableName`. O(1).
+    public subscript<E: Entity>(type: E.Type) -> TableView<E> {
+        self[Table<E>()]
+    }
+
+    /// A read view of `table`.
+    /// - Throws: ``EntityStoreError/unknownTable(_:)`` if the schema does not declare it
+    ///   with this entity type.
+    public func table<E: Entity>(_ table: Table<E>) throws(EntityStoreError) -> TableView<E> {
+        guard let storage = storage(named: table.name, as: E.self) else { throw .unknownTable(table.name) }
+        return TableView(storage: storage)
+    }
+
+    /// The names of the tables, in schema order.
+    public var tableNames: [String] { tables.map(\.name) }
+
+    /// The number of rows of the table named `name`, or nil if undeclared. O(1).
+    public func count(ofTable name: String) -> Int? {
+        schema.positions[name].map { tables[$0].count }
+    }
+
+    /// The revision that last changed the table named `name`, or nil if undeclared. O(1).
+    public func version(ofTable name: String) -> UInt64? {
+        schema.positions[name].map { tables[$0].version }
+    }
+
+    /// Describes every internal inconsistency: indexes that disagree with their tables,
+    /// order maps that miss rows, relations whose reverse maps do not match. Empty when
+    /// sound. O(n): meant for tests and `verify`, not for hot paths.
+    public func invariantViolations() -> [String] {
+        tables.flatMap { $0.invariantViolations() }
+    }
+
+    func storage<E: Entity>(named name: String, as type: E.Type) -> TableStorage<E>? {
+        guard let position = schema.positions[name] else { return nil }
+        return tables[position] as? TableStorage<E>
+    }
+}
+
+extension EntityState {
+    /// Adopts `current`'s identity and the next revision, with a change set that marks
+    /// every table as replaced; used to swap a restored state in.
+    mutating func rebase(onto current: EntityState) {
+        let revision = current.revision + 1
+        var changeSet = ChangeSet()
+        changeSet.replacedAll = true
+        self = EntityState(schema: schema, tables: tables, identity: current.identity, revision: revision, changeSet: changeSet)
+    }
+
+    init(schema: Schema, tables: [any AnyTableStorage], identity: StoreIdentity, revision: UInt64, changeSet: ChangeSet) {
+        self.schema = schema
+        self.tables = tables
+        self.identity = identity
+        self.revision = revision
+        self.changeSet = changeSet
+    }
+}

@@ -1,0 +1,92 @@
+import HashTreeCollections
+
+/// A read-only view of one table at one point in time: `state[books]`.
+///
+/// Views are values: O(1) to take, immune to later commits. Iteration follows insertion
+/// order (a replaced entity keeps its place).
+public struct TableView<E: Entity>: Sendable, Sequence {
+    let storage: TableStorage<E>
+
+    /// The table's name.
+    public var name: String { storage.name }
+    /// The number of entities. O(1).
+    public var count: Int { storage.count }
+    /// Whether the table is empty. O(1).
+    public var isEmpty: Bool { storage.count == 0 }
+    /// The store revision that last changed this table. O(1).
+    public var version: UInt64 { storage.version }
+
+    /// The entity with `id`, if any. O(1) expected (hash trie lookup).
+    public func find(_ id: E.ID) -> E? { storage.rows[id]?.value }
+
+    /// The entity with `id`, if any. O(1) expected.
+    public subscript(id: E.ID) -> E? { storage.rows[id]?.value }
+
+    /// Whether an entity with `id` exists. O(1) expected.
+    public func contains(_ id: E.ID) -> Bool { storage.rows[id] != nil }
+
+    /// The store revision that last wrote the entity `id`, or nil if absent. Comparing it
+    /// across two states answers "did this entity change?" in O(1).
+    public func version(of id: E.ID) -> UInt64? { storage.rows[id]?.version }
+
+    /// Iterates the entities in insertion order. O(1) per entity.
+    public func makeIterator() -> Iterator {
+        Iterator(order: storage.order.makeIterator(), rows: storage.rows)
+    }
+
+    /// The number of entities, for `Sequence` algorithms. O(1).
+    public var underestimatedCount: Int { storage.count }
+
+    /// Iterates a table in insertion order.
+    public struct Iterator: IteratorProtocol {
+        var order: SortedMap<UInt64, E.ID>.Iterator
+        let rows: TreeDictionaryRows<E>
+
+        /// The next entity in insertion order.
+        public mutating func next() -> E? {
+            while let (_, id) = order.next() {
+                if let row = rows[id] { return row.value }
+            }
+            return nil
+        }
+    }
+
+    /// The IDs in insertion order. O(n).
+    public var ids: [E.ID] { storage.order.map(\.value) }
+
+    /// A page of entities in insertion order: `limit` entities starting at `offset`.
+    /// - Complexity: O(log n + k) for k entities returned.
+    public func all(offset: Int = 0, limit: Int? = nil) -> [E] {
+        let page = storage.order.elements(fromOffset: offset)
+        let ids = limit.map { Array(page.prefix(Swift.max(0, $0))) } ?? Array(page)
+        return ids.compactMap { storage.rows[$0.value]?.value }
+    }
+
+    /// A query over this table; see ``Query``.
+    public func query() -> Query<E> { Query(storage: storage) }
+
+    /// The entity whose unique field `keyPath` equals `key`, using its unique index.
+    /// - Complexity: O(1) expected with a unique index; O(n) scan without one.
+    public func first<Key: Hashable & Sendable>(where keyPath: KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
+        query().where(keyPath, equals: key).first
+    }
+
+    /// The entities whose field `keyPath` equals `key`, in insertion order.
+    /// - Complexity: O(log n + k) with a unique or grouped index; O(n) without one.
+    public func filter<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
+        query().where(keyPath, equals: key).results
+    }
+
+    /// Entities sorted by `keyPath`, ascending unless `descending`, at most `limit` of them.
+    /// - Complexity: O(log n + k) with an ordered index; O(n log n) without one.
+    public func sorted<Key: Comparable & Sendable>(
+        by keyPath: KeyPath<E, Key> & Sendable, descending: Bool = false, limit: Int? = nil
+    ) -> [E] {
+        var query = query().sorted(by: keyPath, descending: descending)
+        if let limit { query = query.limit(limit) }
+        return query.results
+    }
+
+    /// Checks the table's internal consistency; empty when sound. O(n).
+    public func invariantViolations() -> [String] { storage.invariantViolations() }
+}

@@ -1,0 +1,38 @@
+/// Index lookups by key path or by field name, used by views and queries.
+extension TableStorage {
+    /// Positions of the indexes declared on `keyPath`.
+    func indexPositions(for keyPath: AnyKeyPath) -> [Int] {
+        descriptor.indexes.indices.filter { descriptor.indexes[$0].keyPath?.keyPath == keyPath }
+    }
+
+    /// Positions of the indexes named `field` or reading the field path `field`.
+    func indexPositions(forField field: String) -> [Int] {
+        descriptor.indexes.indices.filter { descriptor.indexes[$0].name == field || descriptor.indexes[$0].field == field }
+    }
+
+    /// The IDs whose key equals `key` in a unique or grouped index among `positions`, in
+    /// insertion order; nil if none of them can answer. O(log n + k).
+    func idsEqual<Key: Hashable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {
+        for position in positions {
+            switch indexes[position] {
+            case let index as UniqueIndex<E, Key>: return index.lookup(key).map { [$0] } ?? []
+            case let index as GroupedIndex<E, Key>: return index.lookup(key).map(\.value)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// The ordered index of key type `Key` among `positions`, if any.
+    func orderedIndex<Key: Comparable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
+        for position in positions {
+            if let index = indexes[position] as? OrderedIndex<E, Key> { return index }
+        }
+        return nil
+    }
+
+    /// The entities for `ids`, skipping any that are absent. O(k).
+    func entities(for ids: some Sequence<E.ID>) -> [E] {
+        ids.compactMap { rows[$0]?.value }
+    }
+}

@@ -1,0 +1,60 @@
+/// Records, during one transaction, what each touched row looked like before it, so the
+/// commit can report its net changes in O(changed rows).
+///
+/// Rows the transaction wrote carry its revision, which tells a first touch from a later
+/// one without a lookup; fresh inserts (by far the most common bulk write) only append
+/// to an array.
+struct ChangeTracker<E: Entity>: AnyChangeTracker {
+    enum Before {
+        case absent
+        case existed(E)
+    }
+
+    var fresh: [E.ID] = []
+    var before: [E.ID: Before] = [:]
+
+    /// An entity was inserted under an ID absent from the table.
+    mutating func noteInsert(_ id: E.ID) {
+        if before.isEmpty || before[id] == nil { fresh.append(id) }
+    }
+
+    /// An existing row is about to be replaced.
+    mutating func noteReplace(_ row: Row<E>, revision: UInt64) {
+        if row.version != revision { before[row.value.id] = .existed(row.value) }
+    }
+
+    /// An existing row is about to be removed.
+    mutating func noteRemove(_ row: Row<E>, revision: UInt64) {
+        if row.version != revision {
+            before[row.value.id] = .existed(row.value)
+        } else if before[row.value.id] == nil {
+            before[row.value.id] = .absent
+        }
+    }
+
+    var isEmpty: Bool { fresh.isEmpty && before.isEmpty }
+
+    func changes(in state: EntityState, table: String) -> (any AnyTableChanges)? {
+        guard let rows = state.storage(named: table, as: E.self)?.rows else { return nil }
+        var changes = TableChanges<E>()
+        for id in fresh where rows[id] != nil && (before.isEmpty || before[id] == nil) {
+            changes.inserted.append(id)
+        }
+        for (id, original) in before {
+            let now = rows[id]?.value
+            switch (original, now) {
+            case (.absent, .some): changes.inserted.append(id)
+            case (.absent, .none): break
+            case let (.existed(old), .none): changes.removed[id] = old
+            case let (.existed(old), .some(new)): if old != new { changes.updated[id] = old }
+            }
+        }
+        return changes.isEmpty ? nil : changes
+    }
+}
+
+/// `ChangeTracker` with its entity type erased.
+protocol AnyChangeTracker {
+    var isEmpty: Bool { get }
+    func changes(in state: EntityState, table: String) -> (any AnyTableChanges)?
+}

@@ -1,0 +1,218 @@
+/// Reads and writes one table inside a ``Transaction``: `tx[books]`.
+///
+/// Write semantics:
+/// - `insert` adds a new entity and throws ``EntityStoreError/duplicateID(table:id:)`` if
+///   the ID exists.
+/// - `upsert` inserts, or replaces the entity with the same ID (keeping its position in
+///   insertion order).
+/// - `update` changes an existing entity in place; it throws
+///   ``EntityStoreError/missingID(table:id:)`` if absent and
+///   ``EntityStoreError/idChanged(table:from:to:)`` if the closure changes the ID.
+/// - `remove` deletes and reports whether the entity existed, applying delete rules.
+/// - Bulk forms apply their elements in order, exactly as the single form would, and are
+///   atomic: if one element fails, none of the call's elements is applied. So a repeated
+///   ID inside one `insert(contentsOf:)` is a duplicate-ID error, and inside one
+///   `upsert(contentsOf:)` the last occurrence wins.
+/// - Writing a value equal to the stored one changes nothing and is not reported.
+public struct TableWriter<E: Entity> {
+    let transaction: Transaction
+    /// The table's name.
+    public let name: String
+
+    init(transaction: Transaction, name: String) {
+        self.transaction = transaction
+        self.name = name
+    }
+
+    // MARK: Reads (see the transaction's own writes)
+
+    /// The table as the transaction has written it so far. O(1).
+    public var view: TableView<E> { transaction.state[Table<E>(name)] }
+
+    /// The entity with `id`, if any. O(1) expected.
+    public func find(_ id: E.ID) -> E? {
+        transaction.state.storage(named: name, as: E.self)?.rows[id]?.value
+    }
+
+    /// Whether an entity with `id` exists. O(1) expected.
+    public func contains(_ id: E.ID) -> Bool { find(id) != nil }
+
+    /// The number of entities. O(1).
+    public var count: Int { transaction.state.storage(named: name, as: E.self)?.count ?? 0 }
+
+    // MARK: Insert
+
+    /// Inserts a new entity.
+    /// - Throws: `duplicateID` if the ID exists, `uniqueViolation` if a unique index refuses it.
+    /// - Complexity: O(log n) per index.
+    public func insert(_ entity: E) throws(EntityStoreError) {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            try Self.insert(entity, into: &table, tracker: &tracker, revision: transaction.revision)
+        }
+    }
+
+    /// Inserts every entity, in order; atomic (all or none).
+    /// - Complexity: O(k log n) for k entities.
+    public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            var undo = UndoLog<E>(table: table, tracker: tracker)
+            do {
+                for entity in entities {
+                    try Self.insert(entity, into: &table, tracker: &tracker, revision: transaction.revision)
+                    undo.entries.append(.inserted(entity.id))
+                }
+            } catch {
+                undo.rollBack(&table, &tracker, revision: transaction.revision)
+                throw error
+            }
+        }
+    }
+
+    static func insert(
+        _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) {
+        if table.rows[entity.id] != nil { throw .duplicateID(table: table.name, id: describeID(entity.id)) }
+        try table.validateInsert(entity)
+        tracker.noteInsert(entity.id)
+        table.appendRow(entity, revision: revision)
+    }
+
+    // MARK: Upsert
+
+    /// Inserts `entity`, or replaces the entity with its ID. Returns true if it inserted.
+    /// - Throws: `uniqueViolation` if a unique index refuses the new value.
+    /// - Complexity: O(log n) per index.
+    @discardableResult
+    public func upsert(_ entity: E) throws(EntityStoreError) -> Bool {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            try Self.upsert(entity, into: &table, tracker: &tracker, revision: transaction.revision) == nil
+        }
+    }
+
+    /// Upserts every entity, in order (the last of repeated IDs wins); atomic.
+    /// - Complexity: O(k log n) for k entities.
+    public func upsert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            var undo = UndoLog<E>(table: table, tracker: tracker)
+            do {
+                for entity in entities {
+                    if let replaced = try Self.upsert(entity, into: &table, tracker: &tracker, revision: transaction.revision) {
+                        undo.entries.append(.replaced(replaced))
+                    } else {
+                        undo.entries.append(.inserted(entity.id))
+                    }
+                }
+            } catch {
+                undo.rollBack(&table, &tracker, revision: transaction.revision)
+                throw error
+            }
+        }
+    }
+
+    /// Returns the replaced row, or nil if the entity was inserted.
+    static func upsert(
+        _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) -> Row<E>? {
+        guard let row = table.rows[entity.id] else {
+            try insert(entity, into: &table, tracker: &tracker, revision: revision)
+            return nil
+        }
+        try replace(row, with: entity, in: &table, tracker: &tracker, revision: revision)
+        return row
+    }
+
+    static func replace(
+        _ row: Row<E>, with entity: E, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) {
+        if row.value == entity { return }
+        try table.validateUpdate(from: row.value, to: entity)
+        tracker.noteReplace(row, revision: revision)
+        table.replaceRow(row, with: entity, revision: revision)
+    }
+
+    // MARK: Update
+
+    /// Changes the entity with `id` in place and returns its new value.
+    /// - Throws: `missingID`, `idChanged`, `uniqueViolation`, or what `body` throws (as
+    ///   ``EntityStoreError`` only; wrap other errors before throwing).
+    /// - Complexity: O(log n) per index whose key changed.
+    @discardableResult
+    public func update(_ id: E.ID, _ body: (inout E) throws(EntityStoreError) -> Void) throws(EntityStoreError) -> E {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
+        }
+    }
+
+    /// Updates every entity in `ids`, in order; atomic.
+    /// - Complexity: O(k log n) for k IDs.
+    public func update(
+        _ ids: some Sequence<E.ID>, _ body: (inout E) throws(EntityStoreError) -> Void
+    ) throws(EntityStoreError) {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            var undo = UndoLog<E>(table: table, tracker: tracker)
+            do {
+                for id in ids {
+                    if let row = table.rows[id] { undo.entries.append(.replaced(row)) }
+                    try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
+                }
+            } catch {
+                undo.rollBack(&table, &tracker, revision: transaction.revision)
+                throw error
+            }
+        }
+    }
+
+    static func update(
+        _ id: E.ID, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64,
+        _ body: (inout E) throws(EntityStoreError) -> Void
+    ) throws(EntityStoreError) -> E {
+        guard let row = table.rows[id] else { throw .missingID(table: table.name, id: describeID(id)) }
+        var value = row.value
+        try body(&value)
+        if value.id != id {
+            throw .idChanged(table: table.name, from: describeID(id), to: describeID(value.id))
+        }
+        try replace(row, with: value, in: &table, tracker: &tracker, revision: revision)
+        return value
+    }
+
+    // MARK: Remove
+
+    /// Removes the entity with `id`, applying delete rules; returns whether it existed.
+    /// - Throws: `restrictViolation` if a `.restrict` relation still references it.
+    /// - Complexity: O(log n) plus the cost of the rows its rules reach.
+    @discardableResult
+    public func remove(_ id: E.ID) throws(EntityStoreError) -> Bool {
+        try transaction.removeWithRules(table: name, ids: [id]) == 1
+    }
+
+    /// Removes every entity in `ids`, applying delete rules; atomic. Returns how many existed.
+    /// - Complexity: O(k log n) plus the cost of the rows the rules reach.
+    @discardableResult
+    public func remove(_ ids: some Sequence<E.ID>) throws(EntityStoreError) -> Int {
+        try transaction.removeWithRules(table: name, ids: ids.map { $0 })
+    }
+
+    /// Removes every entity matching `predicate`, applying delete rules; atomic. Returns the count.
+    /// - Throws: what `predicate` throws, or a store error such as `restrictViolation`.
+    /// - Complexity: O(n) to scan, plus the removals.
+    @discardableResult
+    public func removeAll(where predicate: (E) throws -> Bool) throws -> Int {
+        guard let rows = transaction.state.storage(named: name, as: E.self)?.rows else {
+            throw EntityStoreError.unknownTable(name)
+        }
+        var ids: [E.ID] = []
+        for (id, row) in rows where try predicate(row.value) { ids.append(id) }
+        return try remove(ids)
+    }
+
+    /// Deletes a row without delete rules (they were planned by the caller).
+    func deleteWithoutRules(_ id: E.ID) throws(EntityStoreError) -> Bool {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            guard let row = table.rows[id] else { return false }
+            tracker.noteRemove(row, revision: transaction.revision)
+            table.deleteRow(row, revision: transaction.revision)
+            return true
+        }
+    }
+}
