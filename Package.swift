@@ -12,11 +12,14 @@ let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "StoreCore", targets: ["StoreCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
+        .target(name: "StoreCore", swiftSettings: strictSettings),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
