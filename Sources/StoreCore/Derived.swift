@@ -1,0 +1,223 @@
+import Synchronization
+
+/// A memoized selector over a store (or over other `Derived` values).
+///
+/// It observes its sources synchronously, so it is up to date as soon as a commit's
+/// delivery ran. It recomputes only when its input changed (by `==`) and notifies only when
+/// its output changed. It keeps its sources alive and stops observing when deallocated.
+public final class Derived<Value: Sendable>: Sendable {
+    private struct Observer: Sendable {
+        let id: UInt64
+        let status: ObservationStatus
+        let handler: @Sendable (_ old: Value, _ new: Value) -> Void
+        let onTermination: (@Sendable () -> Void)?
+    }
+
+    private struct Core: Sendable {
+        var value: Value
+        var recomputations = 1
+        var observers: [Observer] = []
+        var nextObserverID: UInt64 = 0
+    }
+
+    private let core: Mutex<Core>
+    private let isEqual: @Sendable (Value, Value) -> Bool
+    private let upstream = Mutex<[Observation]>([])
+    /// Kept only to hold the sources alive as long as this value.
+    private let sources: [any Sendable]
+
+    init(initial: Value, isEqual: @escaping @Sendable (Value, Value) -> Bool, sources: [any Sendable]) {
+        self.core = Mutex(Core(value: initial))
+        self.isEqual = isEqual
+        self.sources = sources
+    }
+
+    /// The current output.
+    /// - Complexity: O(1).
+    public var value: Value { core.withLock { $0.value } }
+
+    /// How many times the transform ran, the initial computation included
+    /// (reselect's `recomputations()`).
+    /// - Complexity: O(1).
+    public var recomputations: Int { core.withLock { $0.recomputations } }
+
+    /// Registers `handler` for each later change of the output.
+    /// - Complexity: O(n) in the number of observers.
+    public func observe(_ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void) -> Observation {
+        observe(startingWith: { _ in }, onTermination: nil, handler)
+    }
+
+    /// An `AsyncStream` of the output: the current value first, then each change. It ends
+    /// when this `Derived` is deallocated; cancelling the consumer unregisters it.
+    /// - Complexity: O(n) in the number of observers, to register.
+    public func values(
+        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
+        let observation = observe(
+            startingWith: { continuation.yield($0) }, onTermination: { continuation.finish() }
+        ) { _, new in
+            continuation.yield(new)
+        }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    /// Registers `handler` and calls `initial` with the output at registration, atomically.
+    func observe(
+        startingWith initial: (Value) -> Void,
+        onTermination: (@Sendable () -> Void)?,
+        _ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> Observation {
+        let status = ObservationStatus()
+        let id = core.withLock { core in
+            core.nextObserverID += 1
+            core.observers.append(
+                Observer(id: core.nextObserverID, status: status, handler: handler, onTermination: onTermination))
+            initial(core.value)
+            return core.nextObserverID
+        }
+        return Observation(status: status) { [weak self] in
+            self?.core.withLock { core in core.observers.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Applies `update` to the memoized input; recomputes if it changed and notifies if the
+    /// output changed.
+    func receive<Input: Equatable>(
+        memo: Memo<Input>, update: (inout Input) -> Void, transform: (Input) -> Value
+    ) {
+        let notification = core.withLock { core -> (old: Value, new: Value, observers: [Observer])? in
+            let input = memo.value.withLock { memo -> Input? in
+                var next = memo
+                update(&next)
+                guard next != memo else { return nil }
+                memo = next
+                return next
+            }
+            guard let input else { return nil }
+            let new = transform(input)
+            core.recomputations += 1
+            let old = core.value
+            guard !isEqual(old, new) else { return nil }
+            core.value = new
+            return (old, new, core.observers)
+        }
+        guard let notification else { return }
+        for observer in notification.observers where observer.status.isActive {
+            observer.handler(notification.old, notification.new)
+        }
+    }
+
+    deinit {
+        let terminations = core.withLock { $0.observers.compactMap(\.onTermination) }
+        for terminate in terminations { terminate() }
+    }
+}
+
+/// The last input a `Derived` computed from.
+final class Memo<Input: Sendable>: Sendable {
+    let value: Mutex<Input>
+    init(_ value: Input) { self.value = Mutex(value) }
+}
+
+extension Derived where Value: Equatable {
+    /// Builds a `Derived` from an initial input and a subscription that feeds input updates.
+    static func make<Input: Equatable & Sendable>(
+        initialInput: Input,
+        transform: @escaping @Sendable (Input) -> Value,
+        sources: [any Sendable],
+        subscribe: (_ receive: @escaping @Sendable (_ update: (inout Input) -> Void) -> Void) -> [Observation]
+    ) -> Derived {
+        let derived = Derived(initial: transform(initialInput), isEqual: { $0 == $1 }, sources: sources)
+        let memo = Memo(initialInput)
+        let observations = subscribe { [weak derived] update in
+            derived?.receive(memo: memo, update: update, transform: transform)
+        }
+        derived.upstream.withLock { $0 = observations }
+        return derived
+    }
+
+    /// A `Derived` of this one's output, memoized the same way.
+    /// - Complexity: one `==` per change of this output; `transform` runs only on change.
+    public func map<Output: Equatable & Sendable>(
+        _ transform: @escaping @Sendable (Value) -> Output
+    ) -> Derived<Output> {
+        Derived<Output>.make(initialInput: value, transform: transform, sources: [self]) { receive in
+            [
+                observe(startingWith: { value in receive { $0 = value } }, onTermination: nil) { _, new in
+                    receive { $0 = new }
+                }
+            ]
+        }
+    }
+
+    /// A `Derived` combining two others. When both change in one delivery, the combiner may
+    /// run once per source (use ``StateStore/derived(from:_:_:)`` on one store to avoid it).
+    /// - Complexity: two `==` per source change; `transform` runs only on change.
+    public static func combine<A: Equatable & Sendable, B: Equatable & Sendable>(
+        _ a: Derived<A>, _ b: Derived<B>, _ transform: @escaping @Sendable (A, B) -> Value
+    ) -> Derived<Value> {
+        make(
+            initialInput: Inputs2(a.value, b.value), transform: { transform($0.first, $0.second) },
+            sources: [a, b]
+        ) { receive in
+            [
+                a.observe(startingWith: { value in receive { $0.first = value } }, onTermination: nil) { _, new in
+                    receive { $0.first = new }
+                },
+                b.observe(startingWith: { value in receive { $0.second = value } }, onTermination: nil) { _, new in
+                    receive { $0.second = new }
+                },
+            ]
+        }
+    }
+
+    /// A `Derived` combining three others (see ``combine(_:_:_:)``).
+    /// - Complexity: three `==` per source change; `transform` runs only on change.
+    public static func combine<A: Equatable & Sendable, B: Equatable & Sendable, C: Equatable & Sendable>(
+        _ a: Derived<A>, _ b: Derived<B>, _ c: Derived<C>, _ transform: @escaping @Sendable (A, B, C) -> Value
+    ) -> Derived<Value> {
+        make(
+            initialInput: Inputs3(a.value, b.value, c.value),
+            transform: { transform($0.first, $0.second, $0.third) },
+            sources: [a, b, c]
+        ) { receive in
+            [
+                a.observe(startingWith: { value in receive { $0.first = value } }, onTermination: nil) { _, new in
+                    receive { $0.first = new }
+                },
+                b.observe(startingWith: { value in receive { $0.second = value } }, onTermination: nil) { _, new in
+                    receive { $0.second = new }
+                },
+                c.observe(startingWith: { value in receive { $0.third = value } }, onTermination: nil) { _, new in
+                    receive { $0.third = new }
+                },
+            ]
+        }
+    }
+}
+
+/// Two memoized inputs.
+struct Inputs2<First: Equatable & Sendable, Second: Equatable & Sendable>: Equatable, Sendable {
+    var first: First
+    var second: Second
+    init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+}
+
+/// Three memoized inputs.
+struct Inputs3<First: Equatable & Sendable, Second: Equatable & Sendable, Third: Equatable & Sendable>:
+    Equatable, Sendable
+{
+    var first: First
+    var second: Second
+    var third: Third
+    init(_ first: First, _ second: Second, _ third: Third) {
+        self.first = first
+        self.second = second
+        self.third = third
+    }
+}

@@ -1,0 +1,42 @@
+import Synchronization
+
+extension Store {
+    /// Delivers queued items in order unless another thread (or an outer frame of this one)
+    /// is already doing so; that drainer then delivers what this thread queued.
+    /// Handlers run outside the lock, so they may read, commit and observe freely.
+    func drain() {
+        let claimed = storage.withLock { storage -> Bool in
+            if storage.isDraining || storage.pending.isEmpty { return false }
+            storage.isDraining = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let items = storage.withLock { storage -> [Delivery<State>] in
+                let items = storage.pending
+                storage.pending.removeAll()
+                if items.isEmpty { storage.isDraining = false }
+                return items
+            }
+            if items.isEmpty { return }
+            for item in items { deliver(item) }
+        }
+    }
+
+    private func deliver(_ item: Delivery<State>) {
+        switch item {
+        case .changes(let changes, let duration, let observers):
+            if !middleware.isEmpty {
+                let record = CommitRecord(name: changes.name, duration: duration, changes: changes)
+                for hook in middleware { hook.didCommit?(record) }
+            }
+            for observer in observers where observer.status.isActive {
+                observer.handler(changes)
+            }
+        case .event(let event, let observers):
+            for observer in observers where observer.status.isActive {
+                observer.handler(event)
+            }
+        }
+    }
+}
