@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A record stored in an entity table, addressed by its `id`.
 ///
 /// Conform a value type to `Entity` to keep it in an ``EntityStore``. Entities are plain

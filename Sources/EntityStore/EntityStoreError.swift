@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Why an entity store operation was refused.
 ///
 /// Every error leaves the store exactly as it was before the transaction that raised it:

@@ -14,6 +14,13 @@ public final class Observation: Sendable {
         self.onCancel = Mutex(onCancel)
     }
 
+    /// A token for an observer kept by another component (a layer built on this store):
+    /// `onCancel` runs once, on `cancel()` or when the token is released. The component
+    /// checks ``isSuspended`` and ``isCancelled`` before each delivery.
+    public convenience init(onCancel: @escaping @Sendable () -> Void) {
+        self.init(status: ObservationStatus(), onCancel: onCancel)
+    }
+
     /// Unregisters the observer; later changes are not delivered. Idempotent.
     /// - Complexity: O(n) in the number of observers of the source.
     public func cancel() {

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Everything one commit changed, per table: inserted, updated and removed IDs, with the
 /// previous values of updated and removed entities.
 ///

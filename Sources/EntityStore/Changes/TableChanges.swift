@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// What one commit changed in one table of `E`.
 ///
 /// An ID appears in at most one of `inserted`, `updated` and `removed`. Within a commit

@@ -1,3 +1,4 @@
+import HashTreeCollections
 import StoreCore
 
 extension EntityStore {
@@ -11,7 +12,7 @@ extension EntityStore {
         let derived = DerivedQuery<E?>(initial: state[table].find(id)) { changes, _ in
             changes.current[Table<E>(name)].find(id)
         }
-        watch(derived, table: name, ids: [AnyHashable(id)])
+        watch(derived, table: name, ids: [WatchKey(id)])
         return derived
     }
 
@@ -24,7 +25,7 @@ extension EntityStore {
         let derived = DerivedQuery<E>(initial: initial) { changes, last in
             changes.current[Table<E>(name)].find(id) ?? last
         }
-        watch(derived, table: name, ids: [AnyHashable(id)])
+        watch(derived, table: name, ids: [WatchKey(id)])
         return derived
     }
 
@@ -36,7 +37,7 @@ extension EntityStore {
             let view = changes.current[Table<E>(name)]
             return ids.compactMap { view.find($0) }
         }
-        watch(derived, table: name, ids: ids.map { AnyHashable($0) })
+        watch(derived, table: name, ids: ids.map { WatchKey($0) })
         return derived
     }
 
@@ -46,7 +47,7 @@ extension EntityStore {
     ///   table, O(changed rows) to update membership, plus O(k) to rebuild the value when
     ///   a member changed. Commits to other tables never reach it.
     public func derived<E: Entity, Key: Hashable & Sendable>(
-        _ table: Table<E>, where keyPath: KeyPath<E, Key> & Sendable, equals key: Key
+        _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key
     ) -> DerivedQuery<[E]> {
         let members = Members<E, UInt64>()
         let view = state[table]
@@ -61,8 +62,8 @@ extension EntityStore {
     /// The entities whose field `keyPath` lies in `range`, sorted by it (ties in insertion
     /// order), maintained incrementally from each commit's change set.
     /// - Complexity: as ``derived(_:where:equals:)``.
-    public func derived<E: Entity, Key: Comparable & Sendable>(
-        _ table: Table<E>, where keyPath: KeyPath<E, Key> & Sendable, in range: some RangeExpression<Key> & Sendable
+    public func derived<E: Entity, Key: Comparable & Sendable, Bounds: RangeExpression<Key> & Sendable>(
+        _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, in range: Bounds
     ) -> DerivedQuery<[E]> {
         let members = Members<E, OrderedIndexKey<Key>>()
         let view = state[table]
@@ -111,7 +112,7 @@ extension EntityStore {
         return derived
     }
 
-    private func watch<Value>(_ derived: DerivedQuery<Value>, table: String, ids: [AnyHashable]) {
+    private func watch<Value>(_ derived: DerivedQuery<Value>, table: String, ids: [WatchKey]) {
         let token = watchers.register(derived, table: table, ids: ids)
         let registry = watchers
         derived.setUnregister { registry.unregister(token, table: table, ids: ids) }

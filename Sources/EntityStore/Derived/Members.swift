@@ -1,3 +1,4 @@
+import HashTreeCollections
 import Synchronization
 
 /// The members of a membership-based derived query, ordered by `Position`, updated per

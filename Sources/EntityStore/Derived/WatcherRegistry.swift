@@ -1,3 +1,4 @@
+import HashTreeCollections
 import StoreCore
 import Synchronization
 
@@ -18,7 +19,7 @@ final class WatcherRegistry: Sendable {
     }
 
     private struct Registry {
-        var byID: [String: [AnyHashable: [UInt64: Box]]] = [:]
+        var byID: [String: [WatchKey: [UInt64: Box]]] = [:]
         var byTable: [String: [UInt64: Box]] = [:]
         var nextToken: UInt64 = 0
     }
@@ -27,7 +28,7 @@ final class WatcherRegistry: Sendable {
 
     /// Files `watcher` under each of `ids` of `table`; returns the token to unregister with.
     /// O(ids).
-    func register(_ watcher: any ChangeWatcher, table: String, ids: [AnyHashable]) -> UInt64 {
+    func register(_ watcher: any ChangeWatcher, table: String, ids: [WatchKey]) -> UInt64 {
         registry.withLock { registry in
             let token = registry.nextToken
             registry.nextToken += 1
@@ -47,7 +48,7 @@ final class WatcherRegistry: Sendable {
     }
 
     /// Removes a registration. O(ids).
-    func unregister(_ token: UInt64, table: String, ids: [AnyHashable]) {
+    func unregister(_ token: UInt64, table: String, ids: [WatchKey]) {
         registry.withLock { registry in
             for id in ids {
                 registry.byID[table]?[id]?.removeValue(forKey: token)
@@ -76,8 +77,8 @@ final class WatcherRegistry: Sendable {
                 for (table, tableChanges) in changeSet.tables {
                     collect(registry.byTable[table])
                     guard let watched = registry.byID[table], !watched.isEmpty else { continue }
-                    for id in tableChanges.upsertedIDs { collect(watched[AnyHashable(id)]) }
-                    for id in tableChanges.removedIDs { collect(watched[AnyHashable(id)]) }
+                    for id in tableChanges.upsertedIDs { collect(watched[WatchKey(erased: id)]) }
+                    for id in tableChanges.removedIDs { collect(watched[WatchKey(erased: id)]) }
                 }
             }
             return due.sorted { $0.key < $1.key }.map(\.value)

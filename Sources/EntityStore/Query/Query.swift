@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A query over one table: conditions, order, paging. Built with chained calls and run by
 /// reading `results`, `ids`, `count` or `first`.
 ///
@@ -44,7 +45,7 @@ public struct Query<E: Entity>: Sendable {
     // MARK: Building
 
     /// Keeps entities whose field `keyPath` equals `value`.
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
+    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
         adding(Condition(
             description: "\(fieldPath(of: keyPath)) = \(value)",
             matches: { $0[keyPath: keyPath] == value },
@@ -52,7 +53,7 @@ public struct Query<E: Entity>: Sendable {
     }
 
     /// Keeps entities whose optional field `keyPath` equals `value`.
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
+    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
         adding(Condition(
             description: "\(fieldPath(of: keyPath)) = \(value)",
             matches: { $0[keyPath: keyPath] == value },
@@ -60,8 +61,8 @@ public struct Query<E: Entity>: Sendable {
     }
 
     /// Keeps entities whose field `keyPath` lies in `range` (`a...b`, `a..<b`, `a...`, `..<b`, `...b`).
-    public func `where`<Value: Comparable & Sendable>(
-        _ keyPath: KeyPath<E, Value> & Sendable, in range: some RangeExpression<Value> & Sendable
+    public func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
+        _ keyPath: any KeyPath<E, Value> & Sendable, in range: Bounds
     ) -> Query {
         let bounds = SortedMapRange(bounding: range)
         return adding(Condition(
@@ -73,8 +74,8 @@ public struct Query<E: Entity>: Sendable {
     }
 
     /// Keeps entities whose optional field `keyPath` is non-nil and lies in `range`.
-    public func `where`<Value: Comparable & Sendable>(
-        _ keyPath: KeyPath<E, Value?> & Sendable, in range: some RangeExpression<Value> & Sendable
+    public func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
+        _ keyPath: any KeyPath<E, Value?> & Sendable, in range: Bounds
     ) -> Query {
         let bounds = SortedMapRange(bounding: range)
         return adding(Condition(
@@ -91,17 +92,19 @@ public struct Query<E: Entity>: Sendable {
     }
 
     /// Orders the results by `keyPath`; ties keep insertion order.
-    public func sorted<Value: Comparable & Sendable>(by keyPath: KeyPath<E, Value> & Sendable, descending: Bool = false) -> Query {
+    public func sorted<Value: Comparable & Sendable>(by keyPath: any KeyPath<E, Value> & Sendable, descending: Bool = false) -> Query {
+        let increasing: @Sendable (E, E) -> Bool = { lhs, rhs in
+            let left = lhs[keyPath: keyPath], right = rhs[keyPath: keyPath]
+            return descending ? right < left : left < right
+        }
+        let indexOrder: @Sendable (TableStorage<E>) -> AnySequenceOfIDs<E>? = { storage in
+            guard let index = storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) else { return nil }
+            return AnySequenceOfIDs(index.allIDs(descending: descending))
+        }
         var copy = self
         copy.ordering = Ordering(
-            description: "\(fieldPath(of: keyPath))\(descending ? " desc" : "")",
-            areInIncreasingOrder: descending
-                ? { $0[keyPath: keyPath] > $1[keyPath: keyPath] }
-                : { $0[keyPath: keyPath] < $1[keyPath: keyPath] },
-            indexOrder: { storage in
-                storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath))
-                    .map { AnySequenceOfIDs($0.allIDs(descending: descending)) }
-            })
+            description: fieldPath(of: keyPath) + (descending ? " desc" : ""),
+            areInIncreasingOrder: increasing, indexOrder: indexOrder)
         return copy
     }
 

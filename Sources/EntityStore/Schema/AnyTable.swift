@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A table declaration with its entity type erased, so a ``Schema`` can list tables of
 /// different types. `Table<E>` is the only conforming type.
 public protocol AnyTable: Sendable {
@@ -33,7 +34,7 @@ protocol TableOperations: AnyTable {
     var relationRules: [any RelationRule] { get }
     func makeStorage() -> any AnyTableStorage
     /// Deletes the row `id` (an `E.ID`) without running relation rules; reports whether it existed.
-    func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws -> Bool
+    func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws(EntityStoreError) -> Bool
     /// Whether the row `id` exists.
     func rowExists(_ id: any Hashable & Sendable, in state: EntityState) -> Bool
 }
@@ -49,7 +50,7 @@ extension Table: TableOperations {
 
     func makeStorage() -> any AnyTableStorage { TableStorage(descriptor: self) }
 
-    func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws -> Bool {
+    func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws(EntityStoreError) -> Bool {
         guard let id = id as? E.ID else { return false }
         return try TableWriter<E>(transaction: transaction, name: name).deleteWithoutRules(id)
     }

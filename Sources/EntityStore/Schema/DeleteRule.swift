@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// What happens to the rows that reference an entity when that entity is removed.
 public enum DeleteRule: String, Sendable, CaseIterable, Codable {
     /// Remove the referencing rows too (transitively, inside the same transaction).

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The kinds of secondary index a table can declare.
 public enum IndexKind: String, Sendable, CaseIterable, Codable {
     /// One key maps to at most one entity; a second entity with the same key is refused.

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The declaration of one secondary index of a table of `E`.
 public struct IndexSpec<E: Entity>: Sendable {
     /// The index's name, unique within its table (by default the field path it indexes).

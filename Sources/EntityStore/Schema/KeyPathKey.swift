@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A hashable, sendable wrapper for a key path, used to find the index declared on it.
 struct KeyPathKey: Hashable, Sendable {
     let keyPath: any AnyKeyPath & Sendable

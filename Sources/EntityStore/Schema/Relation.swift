@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A relation's behaviour, erased over its two entity types so that a delete in the
 /// target table can run the rules of every table that references it.
 protocol RelationRule: Sendable {

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// A declared relation, as tools and snapshots see it: `table.field` references the ID of
 /// a row of `targetTable`, with a delete rule.
 public struct RelationSpec: Sendable, Hashable, Codable {

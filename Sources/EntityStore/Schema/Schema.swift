@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The tables of a store, with their indexes and relations, validated once.
 ///
 /// ```swift

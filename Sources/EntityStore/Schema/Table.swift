@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The declaration of one entity table: its name, secondary indexes and relations.
 ///
 /// Tables are values built with chained modifiers and then listed in a ``Schema``:
@@ -45,39 +46,39 @@ public struct Table<E: Entity>: Sendable {
     /// Declares a unique index on a field: no two entities may share a key.
     /// - Parameter name: the index name; by default the field path (`"isbn"`).
     /// - Complexity: the index costs O(1) expected per write and per lookup.
-    public func unique<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
+    public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         adding(Self.spec(.unique, keyPath, name: name) { name, key in UniqueIndex(name: name, key: key) })
     }
 
     /// Declares a unique index on an optional field; entities whose key is `nil` are not indexed.
-    public func unique<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
+    public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         adding(Self.optionalSpec(.unique, keyPath, name: name) { name, key in UniqueIndex(name: name, key: key) })
     }
 
     /// Declares a grouped index (one key, many entities), e.g. books by author.
     /// - Complexity: O(log g) per write, where g is the size of the key's group.
-    public func grouped<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
+    public func grouped<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         adding(Self.spec(.grouped, keyPath, name: name) { name, key in GroupedIndex(name: name, key: key) })
     }
 
     /// Declares a grouped index on an optional field; entities whose key is `nil` are not indexed.
-    public func grouped<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
+    public func grouped<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         adding(Self.optionalSpec(.grouped, keyPath, name: name) { name, key in GroupedIndex(name: name, key: key) })
     }
 
     /// Declares an ordered index on a comparable field: range queries, top-k, sorted iteration.
     /// - Complexity: O(log n) per write (binary search in a B-tree, never a re-sort).
-    public func ordered<Key: Comparable & Sendable>(_ keyPath: KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
+    public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         adding(Self.spec(.ordered, keyPath, name: name) { name, key in OrderedIndex(name: name, key: key) })
     }
 
     /// Declares an ordered index on an optional field; entities whose key is `nil` are not indexed.
-    public func ordered<Key: Comparable & Sendable>(_ keyPath: KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
+    public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         adding(Self.optionalSpec(.ordered, keyPath, name: name) { name, key in OrderedIndex(name: name, key: key) })
     }
 
     private static func spec<Key: Sendable>(
-        _ kind: IndexKind, _ keyPath: KeyPath<E, Key> & Sendable, name: String?,
+        _ kind: IndexKind, _ keyPath: any KeyPath<E, Key> & Sendable, name: String?,
         make: @escaping @Sendable (String, @escaping @Sendable (E) -> Key?) -> any EntityIndex<E>
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath)
@@ -88,7 +89,7 @@ public struct Table<E: Entity>: Sendable {
     }
 
     private static func optionalSpec<Key: Sendable>(
-        _ kind: IndexKind, _ keyPath: KeyPath<E, Key?> & Sendable, name: String?,
+        _ kind: IndexKind, _ keyPath: any KeyPath<E, Key?> & Sendable, name: String?,
         make: @escaping @Sendable (String, @escaping @Sendable (E) -> Key?) -> any EntityIndex<E>
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath)
@@ -120,7 +121,7 @@ public struct Table<E: Entity>: Sendable {
     /// delete finds its referencing rows without a scan. `.nullify` needs an optional
     /// field: use the other overload; here it is reported as an invalid schema.
     public func references<T: Entity>(
-        _ keyPath: KeyPath<E, T.ID> & Sendable, to target: Table<T>, onDelete rule: DeleteRule = .none
+        _ keyPath: any KeyPath<E, T.ID> & Sendable, to target: Table<T>, onDelete rule: DeleteRule = .none
     ) -> Table {
         let field = fieldPath(of: keyPath)
         return addingRelation(
@@ -133,7 +134,7 @@ public struct Table<E: Entity>: Sendable {
     /// Declares that the optional field `keyPath` holds the ID of an entity of `target`;
     /// `nil` references nothing. Supports every delete rule, including `.nullify`.
     public func references<T: Entity>(
-        _ keyPath: WritableKeyPath<E, T.ID?> & Sendable, to target: Table<T>, onDelete rule: DeleteRule = .none
+        _ keyPath: any WritableKeyPath<E, T.ID?> & Sendable, to target: Table<T>, onDelete rule: DeleteRule = .none
     ) -> Table {
         let field = fieldPath(of: keyPath)
         return addingRelation(

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// An immutable, point-in-time value of every table of a store.
 ///
 /// Taking a state is O(1) and holding it is cheap: tables are persistent structures, so a

@@ -1,2 +1,3 @@
+import HashTreeCollections
 /// A token that tells states of one store apart from those of another.
 final class StoreIdentity: Sendable {}

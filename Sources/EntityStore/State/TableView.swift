@@ -67,20 +67,20 @@ public struct TableView<E: Entity>: Sendable, Sequence {
 
     /// The entity whose unique field `keyPath` equals `key`, using its unique index.
     /// - Complexity: O(1) expected with a unique index; O(n) scan without one.
-    public func first<Key: Hashable & Sendable>(where keyPath: KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
+    public func first<Key: Hashable & Sendable>(where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
         query().where(keyPath, equals: key).first
     }
 
     /// The entities whose field `keyPath` equals `key`, in insertion order.
     /// - Complexity: O(log n + k) with a unique or grouped index; O(n) without one.
-    public func filter<Key: Hashable & Sendable>(_ keyPath: KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
+    public func filter<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
         query().where(keyPath, equals: key).results
     }
 
     /// Entities sorted by `keyPath`, ascending unless `descending`, at most `limit` of them.
     /// - Complexity: O(log n + k) with an ordered index; O(n log n) without one.
     public func sorted<Key: Comparable & Sendable>(
-        by keyPath: KeyPath<E, Key> & Sendable, descending: Bool = false, limit: Int? = nil
+        by keyPath: any KeyPath<E, Key> & Sendable, descending: Bool = false, limit: Int? = nil
     ) -> [E] {
         var query = query().sorted(by: keyPath, descending: descending)
         if let limit { query = query.limit(limit) }

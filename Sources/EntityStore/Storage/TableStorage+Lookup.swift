@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Index lookups by key path or by field name, used by views and queries.
 extension TableStorage {
     /// Positions of the indexes declared on `keyPath`.
@@ -12,7 +13,7 @@ extension TableStorage {
 
     /// The IDs whose key equals `key` in a unique or grouped index among `positions`, in
     /// insertion order; nil if none of them can answer. O(log n + k).
-    func idsEqual<Key: Hashable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {
+    func idsEqual<Key: Hashable & Sendable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {
         for position in positions {
             switch indexes[position] {
             case let index as UniqueIndex<E, Key>: return index.lookup(key).map { [$0] } ?? []
@@ -24,7 +25,7 @@ extension TableStorage {
     }
 
     /// The ordered index of key type `Key` among `positions`, if any.
-    func orderedIndex<Key: Comparable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
+    func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
         for position in positions {
             if let index = indexes[position] as? OrderedIndex<E, Key> { return index }
         }

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Records, during one transaction, what each touched row looked like before it, so the
 /// commit can report its net changes in O(changed rows).
 ///

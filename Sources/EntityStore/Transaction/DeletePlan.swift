@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The full effect of deleting some rows: every row a cascade reaches, and every
 /// reference to clear, computed before anything changes.
 struct DeletePlan {

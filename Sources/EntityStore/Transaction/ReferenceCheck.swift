@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Integrity checking at commit: every reference written by the commit resolves, and no
 /// removal left a reference dangling.
 struct ReferenceCheck {

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// Reads and writes one table inside a ``Transaction``: `tx[books]`.
 ///
 /// Write semantics:
@@ -56,7 +57,7 @@ public struct TableWriter<E: Entity> {
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             var undo = UndoLog<E>(table: table, tracker: tracker)
-            do {
+            do throws(EntityStoreError) {
                 for entity in entities {
                     try Self.insert(entity, into: &table, tracker: &tracker, revision: transaction.revision)
                     undo.entries.append(.inserted(entity.id))
@@ -94,7 +95,7 @@ public struct TableWriter<E: Entity> {
     public func upsert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             var undo = UndoLog<E>(table: table, tracker: tracker)
-            do {
+            do throws(EntityStoreError) {
                 for entity in entities {
                     if let replaced = try Self.upsert(entity, into: &table, tracker: &tracker, revision: transaction.revision) {
                         undo.entries.append(.replaced(replaced))
@@ -150,10 +151,10 @@ public struct TableWriter<E: Entity> {
     ) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             var undo = UndoLog<E>(table: table, tracker: tracker)
-            do {
+            do throws(EntityStoreError) {
                 for id in ids {
                     if let row = table.rows[id] { undo.entries.append(.replaced(row)) }
-                    try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
+                    _ = try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
                 }
             } catch {
                 undo.rollBack(&table, &tracker, revision: transaction.revision)

@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// The handle a `write` closure receives: every operation on every table inside one
 /// atomic commit.
 ///

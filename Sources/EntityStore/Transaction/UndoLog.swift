@@ -1,3 +1,4 @@
+import HashTreeCollections
 /// What a bulk call has applied so far, so that a failure part-way can put the table and
 /// its change tracker back exactly as they were, in O(applied elements).
 struct UndoLog<E: Entity> {
