@@ -14,9 +14,12 @@ let package = Package(
     products: [
         .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "EntityStore", targets: ["EntityStore"]),
+        .library(name: "EntityStoreCommands", targets: ["EntityStoreCommands"]),
+        .executable(name: "entity-store", targets: ["entity-store"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "StoreCore", swiftSettings: strictSettings),
@@ -24,6 +27,11 @@ let package = Package(
             name: "EntityStore",
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
+        .target(
+            name: "EntityStoreCommands",
+            dependencies: ["EntityStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSettings),
+        .executableTarget(name: "entity-store", dependencies: ["EntityStoreCommands"], swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore"], swiftSettings: strictSettings),
     ],
