@@ -46,6 +46,14 @@ package final class SQLiteConnection {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
+        // Snapshot files come from outside: functions named in their schema (views,
+        // triggers, defaults) must not run with side effects.
+        let trustRC = es_db_config_int(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nil)
+        guard trustRC == SQLITE_OK else {
+            let error = SQLiteHandle.error(trustRC, db: db, sql: nil)
+            sqlite3_close_v2(db)
+            throw error
+        }
         self.path = path
         self.handle = SQLiteHandle(db)
         // On failure the handle closes when `self` is released.

@@ -56,6 +56,13 @@ struct SQLitePragmaTests {
         }
     }
 
+    @Test func connectionsDoNotTrustTheSchema() throws {
+        try withTemporaryDatabase { connection, _ in
+            let trusted = try connection.pragma("trusted_schema")
+            #expect(trusted == .integer(0))
+        }
+    }
+
     @Test func unknownPragmaReadsAsNil() throws {
         try withTemporaryDatabase { connection, _ in
             let value = try connection.pragma("no_such_pragma")
