@@ -56,8 +56,13 @@ package final class SQLiteConnection {
         }
         self.path = path
         self.handle = SQLiteHandle(db)
-        // On failure the handle closes when `self` is released.
-        _ = try prepare("SELECT count(*) FROM sqlite_schema").step()
+        do {
+            _ = try prepare("SELECT count(*) FROM sqlite_schema").step()
+        } catch {
+            // The probe is an implementation detail, so the error names no SQL.
+            // The handle closes when `self` is released.
+            throw SQLiteError(extendedCode: error.extendedCode, message: error.message)
+        }
     }
 
     /// Runs a script of one or more statements, such as a migration.
