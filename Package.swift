@@ -8,12 +8,16 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Dependency direction is one way:
+// entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
+// CSQLite is imported by EntityStoreSQLite only.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "EntityStore", targets: ["EntityStore"]),
+        .library(name: "EntityStoreSQLite", targets: ["EntityStoreSQLite"]),
         .library(name: "EntityStoreCommands", targets: ["EntityStoreCommands"]),
         .executable(name: "entity-store", targets: ["entity-store"]),
     ],
@@ -27,6 +31,16 @@ let package = Package(
             name: "EntityStore",
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "EntityStoreMigrations",
+            path: "Migrations",
+            resources: [.embedInCode("0001_initial.sql")],
+            swiftSettings: strictSettings),
+        .target(
+            name: "EntityStoreSQLite",
+            dependencies: ["EntityStore", "CSQLite", "EntityStoreMigrations"],
+            swiftSettings: strictSettings),
         .target(
             name: "EntityStoreCommands",
             dependencies: ["EntityStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -34,6 +48,10 @@ let package = Package(
         .executableTarget(name: "entity-store", dependencies: ["EntityStoreCommands"], swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EntityStoreSQLiteTests",
+            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations"],
+            swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,42 @@
+/// Why a snapshot file could not be written, read or brought up to date.
+public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No file exists at `path`.
+    case fileNotFound(path: String)
+    /// The file at `path` is an SQLite database but not an EntityStore snapshot.
+    case notASnapshot(path: String, reason: String)
+    /// The file's `application_id` header marks it as another application's format.
+    case wrongApplicationID(found: Int32, expected: Int32)
+    /// The file was written by a newer version of the library, in a format this one cannot read.
+    case newerFormat(found: Int, supported: Int)
+    /// The file at `path` is damaged; `message` is SQLite's explanation.
+    case corrupt(path: String, message: String)
+    /// The bundled format migrations are inconsistent (a packaging error, not a file problem).
+    case invalidFormatMigrations(reason: String)
+    /// Any other SQLite failure (disk full, I/O error, permission ...).
+    case sqlite(SQLiteError)
+
+    /// Classifies an SQLite failure on the file at `path`: damage becomes ``corrupt(path:message:)``.
+    package init(_ error: SQLiteError, path: String) {
+        self = error.isCorrupt ? .corrupt(path: path, message: error.message) : .sqlite(error)
+    }
+
+    /// A sentence that names the file or the versions involved and what to do.
+    public var description: String {
+        switch self {
+        case .fileNotFound(let path):
+            "no snapshot file at '\(path)'"
+        case .notASnapshot(let path, let reason):
+            "'\(path)' is not an EntityStore snapshot: \(reason)"
+        case .wrongApplicationID(let found, let expected):
+            "the file belongs to another application (application_id \(found), expected \(expected))"
+        case .newerFormat(let found, let supported):
+            "the snapshot uses format version \(found), but this version of EntityStore reads versions up to \(supported); upgrade EntityStore to open it"
+        case .corrupt(let path, let message):
+            "the snapshot '\(path)' is damaged: \(message)"
+        case .invalidFormatMigrations(let reason):
+            "the bundled snapshot format migrations are invalid: \(reason)"
+        case .sqlite(let error):
+            error.description
+        }
+    }
+}

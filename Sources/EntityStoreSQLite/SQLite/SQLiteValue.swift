@@ -1,0 +1,38 @@
+/// A value as SQLite stores it: one of its five storage classes.
+public enum SQLiteValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// A 64-bit signed integer.
+    case integer(Int64)
+    /// An IEEE 754 double.
+    case real(Double)
+    /// UTF-8 text; may contain embedded NUL characters.
+    case text(String)
+    /// Raw bytes; an empty blob is distinct from ``null``.
+    case blob([UInt8])
+
+    /// The storage class of a value or of a result column.
+    public enum Kind: Sendable, Hashable {
+        /// SQL `NULL`.
+        case null
+        /// A 64-bit signed integer.
+        case integer
+        /// An IEEE 754 double.
+        case real
+        /// UTF-8 text.
+        case text
+        /// Raw bytes.
+        case blob
+    }
+
+    /// The storage class of this value.
+    public var kind: Kind {
+        switch self {
+        case .null: .null
+        case .integer: .integer
+        case .real: .real
+        case .text: .text
+        case .blob: .blob
+        }
+    }
+}
