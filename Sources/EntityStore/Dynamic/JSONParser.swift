@@ -172,14 +172,13 @@ struct JSONParser {
     // MARK: Scalars
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
-        let start = index
         let expected = literal.utf8Start
         for offset in 0..<literal.utf8CodeUnitCount {
             guard index < end else {
                 throw error(.unexpectedEndOfInput(expected: "'\(literal)'"), at: index)
             }
             guard bytes[index] == expected[offset] else {
-                throw error(.unexpectedCharacter(found: describe(bytes[index]), expected: "'\(literal)'"), at: start)
+                throw error(.unexpectedCharacter(found: describe(bytes[index]), expected: "'\(literal)'"), at: index)
             }
             index += 1
         }

@@ -1,7 +1,8 @@
 extension JSONValue {
     /// The deepest nesting of arrays and objects a parse accepts, whatever `maxDepth` asks
-    /// for; it keeps recursion far from the limits of a thread's stack.
-    public static let maximumNestingLimit = 4_096
+    /// for. Parsing, comparing, hashing, serializing and releasing a value all recurse once
+    /// per level; the cap keeps that within the small stacks of secondary threads.
+    public static let maximumNestingLimit = 1_024
 
     /// Parses one JSON document (RFC 8259) from UTF-8 bytes.
     ///
