@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A memoized selector over a store (or over other `Derived` values).
 ///
 /// It observes its sources synchronously, so it is up to date as soon as a commit's
@@ -20,14 +18,14 @@ public final class Derived<Value: Sendable>: Sendable {
         var nextObserverID: UInt64 = 0
     }
 
-    private let core: Mutex<Core>
+    private let core: Lock<Core>
     private let isEqual: @Sendable (Value, Value) -> Bool
-    private let upstream = Mutex<[Observation]>([])
+    private let upstream = Lock<[Observation]>([])
     /// Kept only to hold the sources alive as long as this value.
     private let sources: [any Sendable]
 
     init(initial: Value, isEqual: @escaping @Sendable (Value, Value) -> Bool, sources: [any Sendable]) {
-        self.core = Mutex(Core(value: initial))
+        self.core = Lock(Core(value: initial))
         self.isEqual = isEqual
         self.sources = sources
     }
@@ -117,8 +115,8 @@ public final class Derived<Value: Sendable>: Sendable {
 
 /// The last input a `Derived` computed from.
 final class Memo<Input: Sendable>: Sendable {
-    let value: Mutex<Input>
-    init(_ value: Input) { self.value = Mutex(value) }
+    let value: Lock<Input>
+    init(_ value: Input) { self.value = Lock(value) }
 }
 
 extension Derived where Value: Equatable {

@@ -7,11 +7,11 @@ import Synchronization
 /// while suspended and is not replayed on `resume()`.
 public final class Observation: Sendable {
     let status: ObservationStatus
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     init(status: ObservationStatus = ObservationStatus(), onCancel: @escaping @Sendable () -> Void) {
         self.status = status
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Lock(onCancel)
     }
 
     /// A token for an observer kept by another component (a layer built on this store):

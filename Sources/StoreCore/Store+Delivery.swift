@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Store {
     /// Delivers queued items in order unless another thread (or an outer frame of this one)
     /// is already doing so; that drainer then delivers what this thread queued.

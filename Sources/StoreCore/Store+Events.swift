@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Store {
     /// Sends a one-shot event to the event observers; it is not stored in the state.
     ///

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Store {
     /// Registers `handler` for every ``Changes`` published after this call, delivered
     /// synchronously and in version order.

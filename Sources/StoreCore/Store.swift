@@ -15,7 +15,7 @@ public final class Store<State: Sendable>: Sendable {
     /// The dependencies handed to actions and tasks started on this store.
     public let dependencies: Dependencies
 
-    let storage: Mutex<Storage>
+    let storage: Lock<Storage>
     let currentVersion = Atomic<UInt64>(0)
     /// Held by one thread for a commit or a whole batch; re-entrant for that thread.
     let writerGate = DispatchSemaphore(value: 1)
@@ -32,7 +32,7 @@ public final class Store<State: Sendable>: Sendable {
         _ initialState: State, dependencies: Dependencies = Dependencies(),
         middleware: [Middleware<State>] = []
     ) {
-        self.storage = Mutex(Storage(state: initialState))
+        self.storage = Lock(Storage(state: initialState))
         self.dependencies = dependencies
         self.middleware = middleware
         self.isEqual = equalityComparator(for: State.self)

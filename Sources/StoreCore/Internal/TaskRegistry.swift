@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The running keyed tasks of a store. Registration happens under the lock before the
 /// caller gets the task back, so an immediate `cancel(key:)` always finds it; a finished
 /// task removes its own entry unless a newer task took its key.
@@ -14,7 +12,7 @@ final class TaskRegistry: Sendable {
         var entries: [TaskKey: Entry] = [:]
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = Lock(Registry())
 
     init() {}
 

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a pthread mutex.
+///
+/// Why not `Synchronization.Mutex`: on Linux it hands a contended lock over inside the
+/// kernel (priority-inheritance futex), which ThreadSanitizer cannot see, so every contended
+/// critical section is reported as a data race. A pthread mutex is understood by the
+/// sanitizer, keeping `--sanitize=thread` runs meaningful.
+// `@unchecked Sendable` is safe: `value` is only touched inside `withLock`, which holds
+// `mutex` for the whole access, and `Value` itself is `Sendable`.
+final class Lock<Value: Sendable>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    init(_ value: Value) {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        self.value = value
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value. Not re-entrant.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
