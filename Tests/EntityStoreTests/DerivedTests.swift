@@ -30,6 +30,21 @@ import Testing
         #expect(b.recomputations == 1)
     }
 
+    @Test func batchWakesADerivedOnceWithTheFinalValue() throws {
+        let lib = try Library()
+        try lib.seed()
+        let derived = lib.store.derived(lib.books, id: 10)
+        let seen = Recorder<[Int?]>()
+        let token = derived.observe { old, new in seen.append([old?.year, new?.year]) }
+        try lib.store.batch {
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.year = 1 } }
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.year = 2 } }
+        }
+        #expect(derived.recomputations == 1)
+        #expect(seen.values == [[1969, 2]])
+        token.cancel()
+    }
+
     @Test func observersGetOldAndNewValuesAndRemovalYieldsNil() throws {
         let lib = try Library()
         try lib.seed()

@@ -127,9 +127,11 @@ import Testing
         // ties in insertion order, as `sorted(by:)` documents.
         let scanned = view.query().where(\.year, in: 1900...).sorted(by: \.year, descending: true).ids
         #expect(scanned.firstIndex(of: 3)! < scanned.firstIndex(of: 7)!)
-        withKnownIssue("descending walks of an ordered index return ties in reverse insertion order") {
-            #expect(view.sorted(by: \.year, descending: true).map(\.id) == scanned)
-        }
+        #expect(view.sorted(by: \.year, descending: true).map(\.id) == scanned)
+        #expect(view.query().sorted(by: \.year, descending: true).plan.hasPrefix("ordered index scan"))
+        let page = view.query().sorted(by: \.year, descending: true).offset(6).limit(2).ids
+        #expect(page == [3, 7])
+        #expect(view.sorted(by: \.year, descending: true, limit: 7).last?.id == 3)
     }
 
     @Test func indexesFollowUpdatesAndRemovals() throws {

@@ -166,6 +166,9 @@ private struct LibraryModel: Equatable {
                 #expect(state[lib.books].filter(\.authorID, equals: author) == model.books.filter { $0.authorID == author })
                 let byYear = model.books.enumerated().sorted { ($0.element.year, $0.offset) < ($1.element.year, $1.offset) }.map(\.element)
                 #expect(state[lib.books].sorted(by: \.year) == byYear)
+                let byYearDescending = model.books.enumerated()
+                    .sorted { ($1.element.year, $0.offset) < ($0.element.year, $1.offset) }.map(\.element)
+                #expect(state[lib.books].sorted(by: \.year, descending: true) == byYearDescending)
                 for book in model.books {
                     #expect(state[lib.books].first(where: \.isbn, equals: book.isbn) == book)
                 }
