@@ -157,6 +157,31 @@ import Testing
         token.cancel()
     }
 
+    @Test func batchMergesUpdateThenRemoveAndRemoveThenReinsert() throws {
+        let lib = try Library()
+        try lib.seed()
+        let received = Recorder<ChangeSet>()
+        let token = lib.store.observe { received.append($0.current.changeSet) }
+        try lib.store.batch {
+            try lib.store.write { tx in try tx[lib.books].update(11) { $0.title = "Edited" } }
+            try lib.store.write { tx in try tx[lib.books].remove(11) }
+            try lib.store.write { tx in try tx[lib.reviews].remove(200) }
+            try lib.store.write { tx in try tx[lib.reviews].insert(Review(id: 200, bookID: 20, stars: 5)) }
+            try lib.store.write { tx in try tx[lib.reviews].remove(101) }
+            try lib.store.write { tx in try tx[lib.reviews].insert(Review(id: 101, bookID: 10, stars: 1)) }
+            try lib.store.write { tx in try tx[lib.reviews].remove(101) }
+        }
+        #expect(received.count == 1)
+        let changes = try #require(received.values.first)
+        #expect(changes[lib.books].removed == [11: makeBook(11, author: 1, year: 1974)])
+        #expect(changes[lib.books].updated.isEmpty)
+        #expect(changes[lib.reviews].removed == [101: Review(id: 101, bookID: 10, stars: 4), 110: Review(id: 110, bookID: 11, stars: 3)])
+        #expect(!changes[lib.reviews].contains(200))
+        #expect(changes[lib.reviews].inserted.isEmpty && changes[lib.reviews].updated.isEmpty)
+        #expect(lib.soundness.isEmpty)
+        token.cancel()
+    }
+
     @Test func failingWriteInsideBatchDropsOnlyThatWrite() throws {
         let lib = try Library()
         let received = Recorder<ChangeSet>()
