@@ -99,7 +99,7 @@ public struct Query<E: Entity>: Sendable {
         }
         let indexOrder: @Sendable (TableStorage<E>) -> AnySequenceOfIDs<E>? = { storage in
             guard let index = storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) else { return nil }
-            return AnySequenceOfIDs(index.allIDs(descending: descending))
+            return index.allIDs(descending: descending)
         }
         var copy = self
         copy.ordering = Ordering(
