@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
-            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations"],
+            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
