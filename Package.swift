@@ -39,7 +39,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",
-            dependencies: ["EntityStore", "CSQLite", "EntityStoreMigrations"],
+            dependencies: ["EntityStore", "StoreCore", "CSQLite", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreCommands",
