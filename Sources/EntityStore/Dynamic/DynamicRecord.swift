@@ -126,7 +126,10 @@ extension Query where E == DynamicRecord {
                     guard let id = RecordID(value) else { return [] }
                     return storage.rows[id] == nil ? [] : [id]
                 }
-                return storage.idsEqual(value, usingIndexesAt: storage.indexPositions(forField: field))
+                let positions = storage.indexPositions(forField: field)
+                // Relation fields are indexed by record ID rather than by JSON value.
+                return storage.idsEqual(value, usingIndexesAt: positions)
+                    ?? RecordID(value).flatMap { storage.idsEqual($0, usingIndexesAt: positions) }
             }))
     }
 }
