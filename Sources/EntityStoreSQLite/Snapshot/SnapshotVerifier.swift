@@ -69,10 +69,12 @@ extension Snapshot {
                     }
                 }
                 for relation in table.relations {
-                    guard sqlColumns.contains(relation.field), let target = metadata.table(named: relation.targetTable) else {
-                        problems.append("table '\(table.name)': relation '\(relation.field)' -> '\(relation.targetTable)' names a missing column or table")
+                    guard let target = metadata.table(named: relation.targetTable) else {
+                        problems.append("table '\(table.name)': relation '\(relation.field)' -> '\(relation.targetTable)' names a missing table")
                         continue
                     }
+                    // An optional field that is nil in every row has no column: it references nothing.
+                    guard sqlColumns.contains(relation.field) else { continue }
                     let dangling = try scalar(connection, """
                         SELECT count(*) FROM \(name) WHERE \(quoteIdentifier(relation.field)) IS NOT NULL \
                         AND \(quoteIdentifier(relation.field)) NOT IN (SELECT "id" FROM \(quoteIdentifier(target.name)))

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreSQLite
 import Foundation
 
 /// A genre with a raw value: stored as its raw value.
@@ -71,4 +72,69 @@ func temporaryPath(_ name: String = "snapshot.sqlite") -> (directory: URL, path:
         .appendingPathComponent("EntityStoreSnapshotTests-\(UUID().uuidString)", isDirectory: true)
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return (directory, directory.appendingPathComponent(name).path)
+}
+
+// MARK: - Helpers shared by the persistence tests
+
+/// The rows of `table` in `state`, sorted by ID: states compare by identity, so tests
+/// compare their contents. (A restore inserts rows in ID order, so the insertion order a
+/// table iterates in is not part of what a snapshot keeps.)
+func rows<E: Entity>(_ table: Table<E>, in state: EntityState) -> [E] where E.ID: Comparable {
+    state[table].sorted { $0.id < $1.id }
+}
+
+/// Whether every table of `schema`'s library tables holds the same rows in both states.
+func sameLibraryRows(_ lhs: EntityState, _ rhs: EntityState) -> Bool {
+    rows(authors, in: lhs) == rows(authors, in: rhs)
+        && rows(books, in: lhs) == rows(books, in: rhs)
+        && rows(samples, in: lhs) == rows(samples, in: rhs)
+}
+
+/// Every result row of `sql` run on the database at `path`.
+func sqlRows(_ path: String, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+    let connection = try SQLiteConnection(path: path, mode: .readOnly)
+    return try connection.prepare(sql).rows(arguments)
+}
+
+/// The single value `sql` answers on the database at `path`.
+func sqlValue(_ path: String, _ sql: String) throws -> SQLiteValue? {
+    try sqlRows(path, sql).first?.first
+}
+
+/// Runs an SQL script on the database at `path`, outside any snapshot API.
+func sqlExecute(_ path: String, _ sql: String) throws {
+    let connection = try SQLiteConnection(path: path, mode: .readWrite)
+    try connection.execute(sql)
+    try connection.close()
+}
+
+/// A store of the library schema holding a few authors and books and one sample.
+func populatedLibraryStore(authorCount: Int = 4, bookCount: Int = 12) throws -> EntityStore {
+    let store = EntityStore(schema: try librarySchema())
+    try store.write { tx in
+        try tx[authors].insert(contentsOf: (1...authorCount).map { Author(id: $0, name: "Author \($0)") })
+        try tx[books].insert(contentsOf: (1...bookCount).map {
+            Book(id: "b\($0)", title: "Book \($0)", authorID: 1 + $0 % authorCount, year: 1950 + $0, editorID: $0 % 3 == 0 ? 1 : nil)
+        })
+        try tx[samples].insert(sample(1))
+    }
+    return store
+}
+
+/// A small deterministic pseudo-random generator (SplitMix64), so every failure can be
+/// replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
