@@ -59,7 +59,11 @@ struct GRDBFigures {
             var sum = 0
             let elapsed = try seconds {
                 try queue.read { db in
-                    for id in ids { if let entity = try BenchItem.fetchOne(db, key: id) { sum &+= entity.quantity } }
+                    // A cached prepared statement: GRDB's fastest way to fetch one record.
+                    let statement = try db.cachedStatement(sql: RawSQLite.selectSQL + " WHERE id = ?")
+                    for id in ids {
+                        if let entity = try BenchItem.fetchOne(statement, arguments: [id]) { sum &+= entity.quantity }
+                    }
                 }
             }
             lookupSum = sum
