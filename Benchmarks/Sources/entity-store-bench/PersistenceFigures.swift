@@ -118,7 +118,7 @@ extension StoreFigures {
         thread.start()
         let latency: (p50: Double, p99: Double)
         do {
-            latency = try commitLatency(store: store, seed: 0xBAC6)
+            latency = try commitLatency(store: store, seed: 0xBAC6, backgroundRuns: { flag.completedRuns })
         } catch {
             flag.stop()
             finished.wait()

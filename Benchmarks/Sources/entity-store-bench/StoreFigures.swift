@@ -203,16 +203,23 @@ struct StoreFigures {
 
     /// p50 and p99 latency (µs) of one-entity update commits on random IDs of `store`,
     /// with an observer attached that retains every previous state.
-    func commitLatency(store: EntityStore, seed: UInt64) throws -> (p50: Double, p99: Double) {
+    /// With `backgroundRuns` (a counter of completed background operations), each measured
+    /// run of commits also lasts until at least one whole background operation has
+    /// started and finished during it.
+    func commitLatency(
+        store: EntityStore, seed: UInt64, backgroundRuns: (() -> Int)? = nil
+    ) throws -> (p50: Double, p99: Double) {
         let retained = RetainedState()
         let observation = store.observe { changes in retained.previous.withLock { $0 = changes.previous } }
         defer { observation.cancel() }
         let size = store.state[items].count
         var rng = SplitMix64(seed: seed)
-        func run(_ commits: Int) throws -> [Double] {
+        func run(_ commits: Int, spanning backgroundRuns: (() -> Int)? = nil) throws -> [Double] {
             var latencies: [Double] = []
             latencies.reserveCapacity(commits)
-            for _ in 0..<commits {
+            let finishedBefore = backgroundRuns?() ?? 0
+            func spanned() -> Bool { backgroundRuns.map { $0() >= finishedBefore + 2 } ?? true }
+            while latencies.count < commits || !spanned() {
                 let id = rng.int(in: 1...size)
                 let start = monotonicNanoseconds()
                 try bumpQuantity(store, id)
@@ -224,7 +231,7 @@ struct StoreFigures {
         var p50s: [Double] = []
         var p99s: [Double] = []
         for _ in 0..<max(3, repetitions.measured) {
-            let latencies = try run(Self.commitsPerRun)
+            let latencies = try run(Self.commitsPerRun, spanning: backgroundRuns)
             p50s.append(percentile(latencies, 50))
             p99s.append(percentile(latencies, 99))
         }
