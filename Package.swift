@@ -39,18 +39,23 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",
-            dependencies: ["EntityStore", "CSQLite", "EntityStoreMigrations"],
+            dependencies: ["EntityStore", "StoreCore", "CSQLite", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreCommands",
-            dependencies: ["EntityStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings),
         .executableTarget(name: "entity-store", dependencies: ["EntityStoreCommands"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "bookshelf",
+            dependencies: ["EntityStoreCommands", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Bookshelf",
+            swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
-            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations"],
+            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,9 @@ import EntityStoreCommands
 struct EntityStoreTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "entity-store",
-        abstract: "Work with EntityStore datasets.",
-        subcommands: [DemoCommand.self])
+        abstract: "Build, inspect and query EntityStore snapshots.",
+        subcommands: [
+            DemoCommand.self, ImportCommand.self, ExportCommand.self, InspectCommand.self, VerifyCommand.self,
+            QueryCommand.self, DiffCommand.self, MigrateCommand.self,
+        ])
 }

@@ -78,8 +78,41 @@ extension OrderedIndex {
         return elements.map(\.value)
     }
 
-    /// Every indexed ID in key order, lazily: O(log n) to start, O(1) per element.
-    func allIDs(descending: Bool) -> LazyMapSequence<SortedMap<OrderedIndexKey<Key>, Element.ID>.Elements, Element.ID> {
-        (descending ? entries.reversedElements() : entries.elements(in: .all)).lazy.map(\.value)
+    /// Every indexed ID in key order, lazily: O(log n) to start, O(1) per element (plus
+    /// the size of each run of equal keys when descending). Equal keys keep insertion
+    /// order in both directions.
+    func allIDs(descending: Bool) -> AnySequenceOfIDs<Element> {
+        descending
+            ? AnySequenceOfIDs(DescendingIDs(base: entries.reversedElements().makeIterator()))
+            : AnySequenceOfIDs(entries.elements(in: .all).lazy.map(\.value))
+    }
+}
+
+/// Walks an ordered index from the greatest key down, yielding each run of equal keys in
+/// ascending insertion order (a plain reverse walk would reverse the ties too).
+struct DescendingIDs<Key: Comparable & Sendable, ID>: Sequence, IteratorProtocol {
+    var base: SortedMap<OrderedIndexKey<Key>, ID>.Iterator
+    private var run: [ID] = []
+    private var pending: (key: OrderedIndexKey<Key>, value: ID)?
+
+    init(base: SortedMap<OrderedIndexKey<Key>, ID>.Iterator) {
+        self.base = base
+    }
+
+    mutating func next() -> ID? {
+        if let id = run.popLast() { return id }
+        guard let first = pending ?? base.next() else { return nil }
+        pending = nil
+        // The reverse walk meets a run's entries in descending insertion order; popping
+        // from the end of the collected run yields them ascending.
+        run.append(first.value)
+        while let element = base.next() {
+            guard element.key.key == first.key.key else {
+                pending = (element.key, element.value)
+                break
+            }
+            run.append(element.value)
+        }
+        return run.popLast()
     }
 }

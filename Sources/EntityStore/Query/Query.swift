@@ -57,7 +57,7 @@ public struct Query<E: Entity>: Sendable {
         adding(Condition(
             description: "\(fieldPath(of: keyPath)) = \(value)",
             matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.idsEqual(Optional(value), usingIndexesAt: $0.indexPositions(for: keyPath)) }))
+            candidates: { $0.idsEqual(value, usingIndexesAt: $0.indexPositions(for: keyPath)) }))
     }
 
     /// Keeps entities whose field `keyPath` lies in `range` (`a...b`, `a..<b`, `a...`, `..<b`, `...b`).
@@ -99,7 +99,7 @@ public struct Query<E: Entity>: Sendable {
         }
         let indexOrder: @Sendable (TableStorage<E>) -> AnySequenceOfIDs<E>? = { storage in
             guard let index = storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) else { return nil }
-            return AnySequenceOfIDs(index.allIDs(descending: descending))
+            return index.allIDs(descending: descending)
         }
         var copy = self
         copy.ordering = Ordering(

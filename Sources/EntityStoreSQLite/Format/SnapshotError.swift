@@ -14,6 +14,18 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidFormatMigrations(reason: String)
     /// Any other SQLite failure (disk full, I/O error, permission ...).
     case sqlite(SQLiteError)
+    /// A table's stored data is not what its metadata declares (wrong type, duplicate ID,
+    /// invalid JSON ...).
+    case invalidData(table: String, detail: String)
+    /// The snapshot does not fit the Swift types or schema asked to restore it: a missing
+    /// column for a non-optional field, a table the schema does not declare ...
+    case schemaMismatch(table: String, detail: String)
+    /// An entity could not be turned into a row.
+    case encodingFailed(table: String, detail: String)
+    /// A file-system operation failed (unwritable directory, rename, fsync ...).
+    case io(path: String, message: String)
+    /// The file's app schema version is newer than the app's: written by a newer app.
+    case newerAppSchema(found: Int, supported: Int)
 
     /// Classifies an SQLite failure on the file at `path`: damage becomes ``corrupt(path:message:)``.
     package init(_ error: SQLiteError, path: String) {
@@ -37,6 +49,16 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "the bundled snapshot format migrations are invalid: \(reason)"
         case .sqlite(let error):
             error.description
+        case .invalidData(let table, let detail):
+            "table '\(table)': \(detail)"
+        case .schemaMismatch(let table, let detail):
+            "table '\(table)' does not match the schema: \(detail)"
+        case .encodingFailed(let table, let detail):
+            "table '\(table)': cannot store an entity: \(detail)"
+        case .io(let path, let message):
+            "'\(path)': \(message)"
+        case .newerAppSchema(let found, let supported):
+            "the snapshot's app schema version is \(found), but this app knows versions up to \(supported)"
         }
     }
 }

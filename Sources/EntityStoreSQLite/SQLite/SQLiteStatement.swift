@@ -1,5 +1,5 @@
 internal import CSQLite
-package import Foundation
+import Foundation
 
 /// A compiled SQL statement: bind parameters, step through rows, read columns.
 ///

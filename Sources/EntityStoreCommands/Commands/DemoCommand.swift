@@ -1,5 +1,7 @@
 import ArgumentParser
 import EntityStore
+import EntityStoreSQLite
+import Foundation
 import StoreCore
 import Synchronization
 
@@ -13,6 +15,14 @@ public struct DemoCommand: ParsableCommand {
     /// The number of entities to generate.
     @Option(name: .long, help: "Number of entities to generate (authors, books and reviews together).")
     public var size: Int = 300_000
+
+    /// Where to keep the snapshot; a temporary file by default.
+    @Option(name: .long, help: "Keep the snapshot at this path (by default it goes to a temporary file, removed afterwards).")
+    public var keep: String?
+
+    /// No progress bars.
+    @Flag(help: "No progress bars.")
+    public var quiet = false
 
     public init() {}
 
@@ -64,15 +74,44 @@ public struct DemoCommand: ParsableCommand {
         print("Derived: \(watched) live derived queries; one update (\(format(updateTime))) woke \(woken) of them, notified \(notified.load(ordering: .relaxed)) observer")
         observation.cancel()
 
+        // Snapshot to SQLite while the store is live, restore into a fresh store, compare.
+        let path = keep ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("entity-store-demo-\(UUID().uuidString).sqlite")
+        defer { if keep == nil { try? FileManager.default.removeItem(atPath: path) } }
+        if let keep { try OutputFile.checkWritable(keep, force: true) }
+        let writeBar = ProgressBar("snapshot", quiet: quiet)
+        let written = try reportingFailures(path) {
+            try store.snapshot(to: path, options: SnapshotOptions(progress: { writeBar.update($0.rowsDone, of: $0.totalRows) }))
+        }
+        writeBar.finish()
+        print("Snapshot: \(written.rowCount) rows to \(keep ?? "a temporary file"), \(written.fileSize / 1024) KiB in \(format(written.duration)), \(rate(written.rowCount, written.duration)) rows/s")
+        let restored = EntityStore(schema: try D.schema())
+        let readBar = ProgressBar("restore", quiet: quiet)
+        let read = try reportingFailures(path) {
+            try restored.restore(from: path, options: SnapshotOptions(progress: { readBar.update($0.rowsDone, of: $0.totalRows) }))
+        }
+        readBar.finish()
+        let original = store.state, copy = restored.state
+        let equal = Self.equal(original[D.authors], copy[D.authors]) && Self.equal(original[D.books], copy[D.books])
+            && Self.equal(original[D.reviews], copy[D.reviews])
+        print("Restore: \(read.rowCount) rows in \(format(read.duration)), \(rate(read.rowCount, read.duration)) rows/s, indexes rebuilt; restored store \(equal ? "equals" : "DIFFERS FROM") the original")
+        let report = Snapshot.verify(at: path)
+        print("Verify: \(report.isSound ? "the snapshot is sound" : report.problems.joined(separator: "; "))")
+
         let reviewsBefore = store.state[D.reviews].count
         let deleteTime = try clock.measure {
             try store.write("delete author") { tx in _ = try tx[D.authors].remove(author) }
         }
         let after = store.state
         print("Cascade: deleting author \(author) removed \(byAuthor.count) books and \(reviewsBefore - after[D.reviews].count) reviews (\(format(deleteTime))); the author's derived book list now has \(authorBooks.value.count)")
-        let problems = after.invariantViolations()
+        let problems = after.invariantViolations() + copy.invariantViolations()
         print(problems.isEmpty ? "Invariants: all indexes agree with their tables." : "Invariants: \(problems.count) problems: \(problems.prefix(3))")
-        if !problems.isEmpty { throw ExitCode.failure }
+        guard problems.isEmpty, equal, report.isSound else { throw CommandFailure("the demo found a problem (see above)") }
+        print("Summary: \(total) entities, load \(rate(total, loadTime)) entities/s, snapshot \(written.fileSize / 1024) KiB at \(rate(written.rowCount, written.duration)) rows/s, restore \(rate(read.rowCount, read.duration)) rows/s")
+    }
+
+    /// Whether two views hold the same entities.
+    private static func equal<E: Entity>(_ lhs: TableView<E>, _ rhs: TableView<E>) -> Bool {
+        lhs.count == rhs.count && lhs.allSatisfy { rhs.find($0.id) == $0 }
     }
 
     private func format(_ duration: Duration) -> String {

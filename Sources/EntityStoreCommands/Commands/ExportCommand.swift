@@ -1,0 +1,95 @@
+import ArgumentParser
+import EntityStore
+import EntityStoreSQLite
+import Foundation
+
+/// `entity-store export SNAPSHOT`: the snapshot's records as JSON or NDJSON.
+public struct ExportCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a snapshot's records as JSON (one object of tables) or NDJSON (one file per table).",
+        discussion: "Records are ordered by id. `import` then `export` is lossless.")
+
+    /// Output formats.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, ndjson
+    }
+
+    @Argument(help: "The snapshot file.")
+    var snapshot: String
+
+    @Option(name: .shortAndLong, help: "Write here instead of standard output (a directory for ndjson).")
+    var output: String?
+
+    @Option(help: "json or ndjson.")
+    var format: Format = .json
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    @Flag(help: "No progress bars.")
+    var quiet = false
+
+    public init() {}
+
+    public mutating func validate() throws {
+        if format == .ndjson, output == nil {
+            throw ValidationError("--format ndjson writes one file per table: give --output DIRECTORY")
+        }
+    }
+
+    public func run() throws {
+        if let output, format == .json { try OutputFile.checkWritable(output, force: force) }
+        let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
+        let state = store.state
+        var tables: [(name: String, records: [DynamicRecord])] = []
+        for name in state.tableNames {
+            let records = state[Table<DynamicRecord>(name)].sorted { $0.id < $1.id }
+            tables.append((name, records))
+        }
+        switch format {
+        case .json:
+            var text = "{"
+            for (position, table) in tables.enumerated() {
+                text += position == 0 ? "\n" : ",\n"
+                text += "  " + JSONValue.string(table.name).serialized() + ": ["
+                for (index, record) in table.records.enumerated() {
+                    text += (index == 0 ? "\n    " : ",\n    ") + record.jsonValue.serialized()
+                }
+                text += table.records.isEmpty ? "]" : "\n  ]"
+            }
+            text += tables.isEmpty ? "}\n" : "\n}\n"
+            if let output {
+                try OutputFile.write(Data(text.utf8), to: output, force: force)
+            } else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        case .ndjson:
+            guard let output else { return }
+            try writeDirectory(tables, to: output)
+        }
+    }
+
+    /// Writes `<table>.ndjson` files into a new directory, built beside it and renamed.
+    private func writeDirectory(_ tables: [(name: String, records: [DynamicRecord])], to output: String) throws {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: output), !force {
+            throw CommandFailure("'\(output)' already exists; pass --force to replace it")
+        }
+        let temporary = output + ".tmp-\(UUID().uuidString.prefix(8))"
+        do {
+            try manager.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+            for table in tables {
+                var text = ""
+                for record in table.records { text += record.jsonValue.serialized() + "\n" }
+                let file = (temporary as NSString).appendingPathComponent(table.name + ".ndjson")
+                try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            }
+            if manager.fileExists(atPath: output) { try manager.removeItem(atPath: output) }
+            try manager.moveItem(atPath: temporary, toPath: output)
+        } catch {
+            try? manager.removeItem(atPath: temporary)
+            throw CommandFailure("'\(output)': cannot write: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import EntityStore
+import EntityStoreSQLite
+import Foundation
+
+/// `entity-store inspect SNAPSHOT`: versions, tables, columns, indexes, relations, size.
+public struct InspectCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Describe a snapshot: versions, tables with row counts, columns and kinds, indexes, relations, file size.")
+
+    @Argument(help: "The snapshot file.")
+    var snapshot: String
+
+    @Flag(help: "Print one JSON object (stable, documented in the README).")
+    var json = false
+
+    public init() {}
+
+    public func run() throws {
+        let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: snapshot))?[.size] as? NSNumber)?.intValue ?? 0
+        if json {
+            print(Self.json(metadata, path: snapshot, size: size).serialized(sortedKeys: true, pretty: true))
+            return
+        }
+        print("\(snapshot): \(size) bytes, format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion)")
+        for table in metadata.tables {
+            print("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
+            for column in table.columns where column.name != "id" {
+                print("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")")
+            }
+            for index in table.indexes { print("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
+            for relation in table.relations {
+                print("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
+            }
+        }
+    }
+
+    /// The `--json` shape: `{"path", "size", "formatVersion", "appSchemaVersion", "tables": [{"name",
+    /// "entityType", "idKind", "rows", "columns": [{"name", "kind", "nullable"}], "indexes": [{"name",
+    /// "kind", "field"}], "relations": [{"field", "target", "onDelete"}]}]}`.
+    static func json(_ metadata: SnapshotMetadata, path: String, size: Int) -> JSONValue {
+        .object([
+            "path": .string(path),
+            "size": .integer(Int64(size)),
+            "formatVersion": .integer(Int64(metadata.formatVersion)),
+            "appSchemaVersion": .integer(Int64(metadata.appSchemaVersion)),
+            "tables": .array(metadata.tables.map { table in
+                .object([
+                    "name": .string(table.name),
+                    "entityType": .string(table.entityType),
+                    "idKind": .string(table.idKind.rawValue),
+                    "rows": .integer(Int64(table.rowCount)),
+                    "columns": .array(table.columns.map {
+                        .object(["name": .string($0.name), "kind": .string($0.kind.rawValue), "nullable": .bool($0.nullable)])
+                    }),
+                    "indexes": .array(table.indexes.map {
+                        .object(["name": .string($0.name), "kind": .string($0.kind.rawValue), "field": .string($0.field)])
+                    }),
+                    "relations": .array(table.relations.map {
+                        .object(["field": .string($0.field), "target": .string($0.targetTable), "onDelete": .string($0.deleteRule.rawValue)])
+                    }),
+                ])
+            }),
+        ])
+    }
+}

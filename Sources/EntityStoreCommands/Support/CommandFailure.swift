@@ -1,0 +1,31 @@
+import ArgumentParser
+
+/// A failure the tool reports as one line on standard error with exit status 1: bad
+/// data or a bad file, as opposed to bad usage (the argument parser's own status).
+public struct CommandFailure: Error, CustomStringConvertible {
+    /// The line to print, naming the file, table, record or field at fault.
+    public let message: String
+
+    /// A failure with `message`.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Runs `body`, turning library errors into a ``CommandFailure`` with a clear message.
+func reportingFailures<R>(_ context: String? = nil, _ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch let error as CommandFailure {
+        throw error
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        let prefix = context.map { "\($0): " } ?? ""
+        throw CommandFailure(prefix + String(describing: error))
+    }
+}

@@ -1,0 +1,6 @@
+/// One field value ready to bind, with the column kind it implies.
+struct EncodedValue {
+    var value: SQLiteValue
+    /// nil for NULL, which fits a column of any kind.
+    var kind: ColumnKind?
+}

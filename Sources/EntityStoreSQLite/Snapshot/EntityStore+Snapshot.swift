@@ -1,0 +1,139 @@
+import EntityStore
+
+extension EntityState {
+    /// Writes this state to a snapshot file at `path`, atomically: the rows go to a
+    /// temporary file in the same directory, which is flushed and renamed over `path`.
+    /// The previous file at `path` is intact until that rename.
+    /// - Throws: ``SnapshotError`` (unwritable directory, disk full, an entity that cannot
+    ///   be stored ...); nothing is left behind on failure.
+    /// - Complexity: O(n) in the rows of every table.
+    @discardableResult
+    public func writeSnapshot(to path: String, options: SnapshotOptions = SnapshotOptions()) throws(SnapshotError) -> SnapshotSummary {
+        try SnapshotWriter(state: self, options: options).write(to: path)
+    }
+
+    /// Reads the snapshot at `path` into a new state for `schema`, without a store.
+    /// - Complexity: O(n log n) in the rows of every table (indexes are rebuilt).
+    public static func readSnapshot(
+        from path: String, schema: Schema, options: SnapshotOptions = SnapshotOptions()
+    ) throws(SnapshotError) -> EntityState {
+        try SnapshotReader(path: path, options: options).read(schema: schema)
+    }
+}
+
+extension EntityStore {
+    /// Writes a consistent point-in-time copy of the store to `path`, atomically.
+    ///
+    /// It works from the immutable current state, so writers keep committing while it
+    /// runs; the snapshot holds exactly the state at the call.
+    /// - Complexity: O(n) in the rows of every table; commits are not blocked.
+    @discardableResult
+    public func snapshot(to path: String, options: SnapshotOptions = SnapshotOptions()) throws(SnapshotError) -> SnapshotSummary {
+        try state.writeSnapshot(to: path, options: options)
+    }
+
+    /// Replaces every table with the snapshot at `path`.
+    ///
+    /// The file is read and validated completely into a new state (format and app
+    /// migrations first, then metadata, then every row against the Swift types) and only
+    /// then swapped in, as one commit: on any error the store is untouched.
+    /// - Complexity: O(n log n) in the rows of every table.
+    @discardableResult
+    public func restore(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> SnapshotSummary {
+        let start = ContinuousClock.now
+        let restored = try EntityState.readSnapshot(from: path, schema: schema, options: options)
+        try replaceAll(with: restored, name: "restore")
+        return SnapshotSummary(
+            path: path, tables: restored.tableNames.map { .init(name: $0, rows: restored.count(ofTable: $0) ?? 0) },
+            fileSize: FileSystem.size(of: path), duration: ContinuousClock.now - start)
+    }
+
+    /// A store of dynamic records holding any snapshot, with the tables, indexes and
+    /// relations its metadata declares: no Swift types needed.
+    /// - Complexity: O(n log n) in the rows of every table.
+    public static func restoringDynamic(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> EntityStore {
+        let reader = SnapshotReader(path: path, options: options)
+        let (_, metadata) = try reader.open()
+        let schema = try DynamicSchema.schema(for: metadata)
+        let state = try reader.read(schema: schema)
+        let store = EntityStore(schema: schema)
+        try store.replaceAll(with: state, name: "restore")
+        return store
+    }
+}
+
+/// Snapshot inspection that needs no store.
+public enum Snapshot {
+    /// The metadata of the snapshot at `path` (format version, tables, columns, indexes,
+    /// relations); the file is not changed, so an older format reports its own version.
+    public static func metadata(at path: String) throws(SnapshotError) -> SnapshotMetadata {
+        guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
+        guard !FileSystem.isDirectory(path) else { throw .notASnapshot(path: path, reason: "it is a directory") }
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readOnly)
+            return try SnapshotMetadata.read(connection)
+        } catch let error as SnapshotError {
+            throw error
+        } catch let error as SQLiteError {
+            throw SnapshotError(error, path: path)
+        } catch {
+            throw .notASnapshot(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// The dynamic-record schema that mirrors a snapshot's metadata.
+    public static func dynamicSchema(for metadata: SnapshotMetadata) throws -> Schema {
+        try DynamicSchema.schema(for: metadata)
+    }
+
+    /// Upgrades the snapshot at `path` to the current format in place; each step is
+    /// atomic. Returns the format versions before and after.
+    public static func migrate(at path: String) throws(SnapshotError) -> (from: Int, to: Int) {
+        guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readWrite)
+            let before = try SnapshotIdentity.check(connection)
+            try FormatMigrator().migrate(connection)
+            return (before, FormatMigrator.currentVersion)
+        } catch let error as SnapshotError {
+            throw error
+        } catch let error as SQLiteError {
+            throw SnapshotError(error, path: path)
+        } catch {
+            throw .notASnapshot(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// The newest snapshot format version this library reads and writes.
+    public static var formatVersion: Int { FormatMigrator.currentVersion }
+}
+
+/// Builds `Table<DynamicRecord>` declarations from snapshot metadata.
+enum DynamicSchema {
+    static func schema(for metadata: SnapshotMetadata) throws -> Schema {
+        var tables: [String: Table<DynamicRecord>] = [:]
+        for stored in metadata.tables {
+            var table = Table<DynamicRecord>(stored.name)
+            // A relation declares its own reverse index (keyed by record ID), below.
+            let relationFields = Set(stored.relations.map(\.field))
+            for index in stored.indexes where !(index.kind == .grouped && index.name == index.field && relationFields.contains(index.field)) {
+                let field = index.field
+                table = table.index(index.kind, named: index.name, field: field) { $0[field: field] }
+            }
+            tables[stored.name] = table
+        }
+        var result: [any AnyTable] = []
+        for stored in metadata.tables {
+            guard var table = tables[stored.name] else { continue }
+            for relation in stored.relations {
+                guard let target = tables[relation.targetTable] else {
+                    throw SnapshotError.invalidData(
+                        table: stored.name, detail: "relation '\(relation.field)' targets '\(relation.targetTable)', which the snapshot lacks")
+                }
+                table = table.references(field: relation.field, to: target, onDelete: relation.deleteRule)
+            }
+            result.append(table)
+        }
+        return try Schema(result)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The durable-file operations a snapshot needs: fsync of files and directories, atomic
+/// rename, temporary names beside the target.
+enum FileSystem {
+    static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    static func directory(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
+    static func size(of path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// A fresh name for a temporary file next to `path` (same directory, so the final
+    /// rename is atomic and never crosses file systems).
+    static func temporaryPath(beside path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        return (directory(of: path) as NSString).appendingPathComponent(".\(name).tmp-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// Flushes the file or directory at `path` to stable storage.
+    static func sync(_ path: String) throws(SnapshotError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .io(path: path, message: "cannot open for fsync: \(errorText())") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .io(path: path, message: "fsync failed: \(errorText())") }
+    }
+
+    /// Atomically replaces `target` with `source`.
+    static func rename(_ source: String, over target: String) throws(SnapshotError) {
+        guard Foundation.rename(source, target) == 0 else {
+            throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText())")
+        }
+    }
+
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: path + "-journal")
+    }
+
+    private static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,95 @@
+import EntityStore
+
+/// Applies a list of change sets to an existing snapshot file in one transaction.
+struct IncrementalWriter {
+    /// The change cannot be written in place; the caller writes a full snapshot.
+    struct NeedsFullSnapshot: Error {}
+
+    let state: EntityState
+    let path: String
+    let changeSets: [ChangeSet]
+
+    func write() throws -> [SnapshotSummary.TableCount] {
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, mode: .readWrite)
+            try connection.setPragma("synchronous", "FULL")
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+        let metadata = try SnapshotMetadata.read(connection)
+        guard metadata.formatVersion == Snapshot.formatVersion,
+              metadata.tables.map(\.name) == state.tableNames
+        else { throw NeedsFullSnapshot() }
+        var counts: [SnapshotSummary.TableCount] = []
+        do {
+            try connection.transaction(.immediate) {
+                for table in state.schema.tables {
+                    guard let typed = table as? any TypedTable, let stored = metadata.table(named: table.name) else { continue }
+                    let written = try apply(typed, stored: stored, connection: connection)
+                    counts.append(.init(name: table.name, rows: written))
+                }
+            }
+        } catch let error as SQLiteError {
+            throw SnapshotError(error, path: path)
+        }
+        return counts
+    }
+
+    /// Upserts and deletes the changed rows of one table; returns how many rows it wrote.
+    private func apply<T: TypedTable>(
+        _ table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection
+    ) throws -> Int {
+        var upserted = Set<T.Element.ID>()
+        var removed: [T.Element.ID: T.Element] = [:]
+        for changeSet in changeSets {
+            let changes = changeSet[table.typed]
+            for id in changes.inserted { upserted.insert(id) }
+            for id in changes.updated.keys { upserted.insert(id) }
+            for (id, old) in changes.removed where removed[id] == nil { removed[id] = old }
+        }
+        guard !upserted.isEmpty || !removed.isEmpty else { return 0 }
+        let view = state[table.typed]
+        let layout = TableLayout(
+            table: table.name,
+            columns: stored.columns.map { .init(name: $0.name, kind: $0.kind == .null ? nil : $0.kind, nullable: $0.nullable) },
+            idKind: stored.idKind == .null ? nil : stored.idKind)
+        var writer = TableRowWriter(layout: layout, connection: connection)
+        let delete = try connection.prepare("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"id\" = ?")
+        let encoder = RowEncoder()
+        let dynamicKinds = DynamicKinds(kinds: Dictionary(uniqueKeysWithValues: stored.columns.map { ($0.name, $0.kind) }))
+        var written = 0
+        func fields(of entity: T.Element) throws -> [(name: String, value: EncodedValue)] {
+            if let record = entity as? DynamicRecord {
+                // A field whose kind differs from its column's cannot be stored in place.
+                let fields = dynamicKinds.fields(of: record)
+                for (name, value) in fields where name != "id" {
+                    if let expected = dynamicKinds.kinds[name], let kind = value.kind, expected != .null, kind != expected {
+                        throw NeedsFullSnapshot()
+                    }
+                    if dynamicKinds.kinds[name] == nil, value.kind == .json || value.kind == nil { throw NeedsFullSnapshot() }
+                }
+                return fields
+            }
+            try encoder.encode(entity)
+            return encoder.fields
+        }
+        for (id, old) in removed where view.find(id) == nil {
+            guard let idValue = try fields(of: old).first(where: { $0.name == "id" })?.value.value else { continue }
+            try delete.run([idValue])
+            written += 1
+        }
+        for id in upserted {
+            guard let entity = view.find(id) else { continue }
+            do { try writer.write(try fields(of: entity)) } catch let error as SnapshotError {
+                if case .encodingFailed = error { throw NeedsFullSnapshot() }
+                throw error
+            }
+            written += 1
+        }
+        let metadataWriter = MetadataWriter(connection: connection)
+        try metadataWriter.recordColumns(writer.layout)
+        try metadataWriter.recordRowCount(table: table.name, rows: view.count)
+        return written
+    }
+}

@@ -1,0 +1,200 @@
+import EntityStore
+import Foundation
+
+/// The columns of one snapshot table as the reader sees them.
+struct ColumnLayout {
+    /// Column index in the `SELECT` by field name.
+    let index: [String: Int32]
+    /// Declared kind by field name.
+    let kind: [String: ColumnKind]
+    let table: String
+}
+
+/// Decodes one entity from the current row of a `SELECT *` statement, reading each field
+/// straight from its column with the storage class its kind implies.
+final class RowDecoder: Decoder {
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] = [:]
+    let statement: SQLiteStatement
+    let layout: ColumnLayout
+    let json = JSONDecoder()
+
+    init(statement: SQLiteStatement, layout: ColumnLayout) {
+        self.statement = statement
+        self.layout = layout
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "an entity decodes from a row, which is keyed"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "an entity decodes from a row, which is keyed"))
+    }
+}
+
+/// Reads fields of the current row by name.
+struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: RowDecoder
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { decoder.layout.index.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { decoder.layout.index[key.stringValue] != nil }
+
+    private func column(_ key: Key) throws -> Int32 {
+        guard let index = decoder.layout.index[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(
+                codingPath: [key],
+                debugDescription: "table '\(decoder.layout.table)' has no column '\(key.stringValue)' for this non-optional field"))
+        }
+        return index
+    }
+
+    private func cell(_ key: Key) throws -> ColumnCell {
+        ColumnCell(statement: decoder.statement, index: try column(key), key: key, table: decoder.layout.table,
+                   kind: decoder.layout.kind[key.stringValue], json: decoder.json)
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { decoder.statement.isNull(at: try column(key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try cell(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try cell(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try cell(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try cell(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try cell(key).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try cell(key).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try cell(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try cell(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try cell(key).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try cell(key).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try cell(key).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try cell(key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try cell(key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try cell(key).decode(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try cell(key).decode(type) }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "decode a Codable value for '\(key.stringValue)' instead of a nested container"))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "decode a Codable value for '\(key.stringValue)' instead of a nested container"))
+    }
+
+    func superDecoder() throws -> any Decoder { decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+}
+
+/// One column of the current row, decoded as the Swift type asks, with a specific error
+/// when the stored value does not fit.
+struct ColumnCell: SingleValueDecodingContainer, Decoder {
+    let statement: SQLiteStatement
+    let index: Int32
+    let key: any CodingKey
+    let table: String
+    let kind: ColumnKind?
+    let json: JSONDecoder
+
+    var codingPath: [any CodingKey] { [key] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    private func mismatch<T>(_ type: T.Type, _ expected: String) -> DecodingError {
+        let stored = statement.columnType(index)
+        return DecodingError.typeMismatch(type, .init(
+            codingPath: [key],
+            debugDescription: "table '\(table)' column '\(key.stringValue)' holds \(stored) where the Swift type expects \(expected)"))
+    }
+
+    private func storedInteger<T>(_ type: T.Type) throws -> Int64 {
+        guard statement.columnType(index) == .integer else { throw mismatch(type, "an integer") }
+        return statement.int64(at: index)
+    }
+
+    private func fitting<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let value = try storedInteger(type)
+        guard let result = T(exactly: value) else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)': \(value) does not fit \(T.self)"))
+        }
+        return result
+    }
+
+    func decodeNil() -> Bool { statement.isNull(at: index) }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        switch try storedInteger(type) {
+        case 0: return false
+        case 1: return true
+        default: throw mismatch(type, "a boolean (0 or 1)")
+        }
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        guard statement.columnType(index) == .text else { throw mismatch(type, "text") }
+        return statement.text(at: index)
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        switch statement.columnType(index) {
+        case .real: return statement.double(at: index)
+        case .integer: return Double(statement.int64(at: index))
+        default: throw mismatch(type, "a number")
+        }
+    }
+
+    func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
+    func decode(_ type: Int.Type) throws -> Int { try fitting(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try fitting(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try fitting(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try fitting(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try storedInteger(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try fitting(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try fitting(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try fitting(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try fitting(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try fitting(type) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if type == Date.self, let date = Date(timeIntervalSince1970: try decode(Double.self)) as? T {
+            return date
+        }
+        if type == UUID.self {
+            let text = try decode(String.self)
+            guard let uuid = UUID(uuidString: text) as? T else { throw mismatch(type, "a UUID") }
+            return uuid
+        }
+        if type == Data.self {
+            guard statement.columnType(index) == .blob, let data = Data(statement.blob(at: index)) as? T else {
+                throw mismatch(type, "a blob")
+            }
+            return data
+        }
+        if type == JSONValue.self,
+           let value = try RowValues.jsonValue(statement, index, kind: kind, table: table, column: key.stringValue) as? T {
+            return value
+        }
+        if kind == .json, statement.columnType(index) == .text {
+            do {
+                return try json.decode(type, from: Data(statement.text(at: index).utf8))
+            } catch {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)' holds JSON that does not decode as \(T.self): \(error)"))
+            }
+        }
+        // Raw-value enums and single-value wrappers decode from the column itself.
+        return try T(from: self)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw mismatch(type, "a nested value (it is stored as \(kind?.rawValue ?? "an unknown kind"), not JSON)")
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw mismatch([Any].self, "an array (it is stored as \(kind?.rawValue ?? "an unknown kind"), not JSON)")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+}

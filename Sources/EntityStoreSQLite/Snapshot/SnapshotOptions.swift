@@ -1,0 +1,55 @@
+/// How a snapshot is written and read.
+public struct SnapshotOptions: Sendable {
+    /// The app's own schema version, recorded on write; a restore runs the app
+    /// ``migrations`` whose version is above the file's.
+    public var appSchemaVersion: Int
+    /// The app's forward-only migrations, in any order; each runs in its own transaction.
+    public var migrations: [AppMigration]
+    /// Called as rows are written or read (about every 10,000 rows and at the end of each table).
+    public var progress: (@Sendable (SnapshotProgress) -> Void)?
+
+    /// Options with an app schema version, app migrations and a progress callback.
+    public init(
+        appSchemaVersion: Int = 0, migrations: [AppMigration] = [],
+        progress: (@Sendable (SnapshotProgress) -> Void)? = nil
+    ) {
+        self.appSchemaVersion = appSchemaVersion
+        self.migrations = migrations
+        self.progress = progress
+    }
+}
+
+/// Where a snapshot write or read has got to.
+public struct SnapshotProgress: Sendable, Equatable {
+    /// The table being written or read.
+    public let table: String
+    /// Rows of that table done so far.
+    public let tableRows: Int
+    /// Rows done so far over all tables.
+    public let rowsDone: Int
+    /// Rows in all, over all tables.
+    public let totalRows: Int
+}
+
+/// What a snapshot write, restore or save did.
+public struct SnapshotSummary: Sendable, Equatable {
+    /// The snapshot file.
+    public let path: String
+    /// Row counts by table, in schema order.
+    public let tables: [TableCount]
+    /// The file's size in bytes after the operation.
+    public let fileSize: Int
+    /// Wall time of the operation.
+    public let duration: Duration
+
+    /// Rows over all tables.
+    public var rowCount: Int { tables.reduce(0) { $0 + $1.rows } }
+
+    /// One table's row count.
+    public struct TableCount: Sendable, Equatable {
+        /// The table's name.
+        public let name: String
+        /// Its rows written, read, or (for an incremental save) upserted plus deleted.
+        public let rows: Int
+    }
+}

@@ -1,0 +1,106 @@
+import EntityStore
+
+/// The outcome of checking a snapshot file: every problem found, none means sound.
+public struct VerificationReport: Sendable, Equatable {
+    /// The file checked.
+    public let path: String
+    /// What is wrong, one sentence each; empty when the snapshot is sound.
+    public let problems: [String]
+    /// Row counts by table, as found in the file.
+    public let rowCounts: [String: Int]
+    /// The format version, if the file could be identified.
+    public let formatVersion: Int?
+
+    /// Whether no problem was found.
+    public var isSound: Bool { problems.isEmpty }
+}
+
+extension Snapshot {
+    /// Checks the snapshot at `path` without changing it: SQLite's integrity check,
+    /// metadata consistency (every listed table and column exists, row counts match,
+    /// stored values have their declared kinds) and that declared relations resolve.
+    /// Never throws: an unreadable file is a report with one problem.
+    /// - Complexity: O(n × columns) over every table.
+    public static func verify(at path: String) -> VerificationReport {
+        var problems: [String] = []
+        var counts: [String: Int] = [:]
+        let metadata: SnapshotMetadata
+        let connection: SQLiteConnection
+        do {
+            guard FileSystem.exists(path) else { throw SnapshotError.fileNotFound(path: path) }
+            guard !FileSystem.isDirectory(path) else { throw SnapshotError.notASnapshot(path: path, reason: "it is a directory") }
+            connection = try SQLiteConnection(path: path, mode: .readOnly)
+            let integrity = try connection.integrityCheck()
+            if !integrity.isEmpty {
+                return VerificationReport(path: path, problems: integrity.map { "integrity check: \($0)" }, rowCounts: [:], formatVersion: nil)
+            }
+            metadata = try SnapshotMetadata.read(connection)
+        } catch let error as SQLiteError {
+            return VerificationReport(path: path, problems: [SnapshotError(error, path: path).description], rowCounts: [:], formatVersion: nil)
+        } catch {
+            return VerificationReport(path: path, problems: [String(describing: error)], rowCounts: [:], formatVersion: nil)
+        }
+        for table in metadata.tables {
+            let name = quoteIdentifier(table.name)
+            do {
+                let count = try scalar(connection, "SELECT count(*) FROM \(name)")
+                counts[table.name] = count
+                if count != table.rowCount {
+                    problems.append("table '\(table.name)': the metadata records \(table.rowCount) rows but the table holds \(count)")
+                }
+                let sqlColumns = Set(try connection.prepare("SELECT name FROM pragma_table_info(?)").rows([.text(table.name)])
+                    .compactMap { row -> String? in if case let .text(text)? = row.first { return text } else { return nil } })
+                if !sqlColumns.contains("id") { problems.append("table '\(table.name)' has no 'id' column") }
+                for column in table.columns {
+                    guard sqlColumns.contains(column.name) else {
+                        problems.append("table '\(table.name)': column '\(column.name)' is listed in the metadata but missing")
+                        continue
+                    }
+                    let allowed = storageClasses(for: column.kind).map { "'\($0)'" }.joined(separator: ", ")
+                    let wrong = try scalar(connection, """
+                        SELECT count(*) FROM \(name) WHERE typeof(\(quoteIdentifier(column.name))) NOT IN ('null', \(allowed))
+                        """)
+                    if wrong > 0 {
+                        problems.append("table '\(table.name)': \(wrong) values of column '\(column.name)' are not of its declared kind \(column.kind.rawValue)")
+                    }
+                    if !column.nullable, column.name != "id" {
+                        let nulls = try scalar(connection, "SELECT count(*) FROM \(name) WHERE \(quoteIdentifier(column.name)) IS NULL")
+                        if nulls > 0 { problems.append("table '\(table.name)': \(nulls) NULLs in non-nullable column '\(column.name)'") }
+                    }
+                }
+                for relation in table.relations {
+                    guard sqlColumns.contains(relation.field), let target = metadata.table(named: relation.targetTable) else {
+                        problems.append("table '\(table.name)': relation '\(relation.field)' -> '\(relation.targetTable)' names a missing column or table")
+                        continue
+                    }
+                    let dangling = try scalar(connection, """
+                        SELECT count(*) FROM \(name) WHERE \(quoteIdentifier(relation.field)) IS NOT NULL \
+                        AND \(quoteIdentifier(relation.field)) NOT IN (SELECT "id" FROM \(quoteIdentifier(target.name)))
+                        """)
+                    if dangling > 0 && relation.deleteRule != .none {
+                        problems.append("table '\(table.name)': \(dangling) rows reference missing '\(relation.targetTable)' rows through '\(relation.field)'")
+                    }
+                }
+            } catch {
+                problems.append("table '\(table.name)': \(error)")
+            }
+        }
+        return VerificationReport(path: path, problems: problems, rowCounts: counts, formatVersion: metadata.formatVersion)
+    }
+
+    private static func scalar(_ connection: SQLiteConnection, _ sql: String) throws -> Int {
+        let statement = try connection.prepare(sql)
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    private static func storageClasses(for kind: ColumnKind) -> [String] {
+        switch kind {
+        case .integer, .bool: return ["integer"]
+        case .double, .date: return ["real", "integer"]
+        case .string, .uuid, .json: return ["text"]
+        case .blob: return ["blob"]
+        case .null: return []
+        }
+    }
+}

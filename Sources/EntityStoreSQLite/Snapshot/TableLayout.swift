@@ -1,0 +1,85 @@
+/// The columns of one snapshot table: names in order, kinds, nullability. Grows as rows
+/// reveal fields (an optional field that was nil in every earlier row).
+struct TableLayout {
+    struct Column {
+        let name: String
+        var kind: ColumnKind?
+        var nullable: Bool
+    }
+
+    let table: String
+    private(set) var columns: [Column] = []
+    private(set) var positions: [String: Int] = [:]
+    /// How values of the `id` column are stored.
+    var idKind: ColumnKind?
+
+    init(table: String) {
+        self.table = table
+    }
+
+    /// The position of `name`, adding the column if new. `rowsBefore` > 0 makes a new
+    /// column nullable (earlier rows lack it).
+    mutating func position(of name: String, rowsBefore: Int) -> (position: Int, isNew: Bool) {
+        if let position = positions[name] { return (position, false) }
+        columns.append(Column(name: name, kind: nil, nullable: rowsBefore > 0))
+        positions[name] = columns.count - 1
+        return (columns.count - 1, true)
+    }
+
+    /// Records a value's kind for the column at `position`.
+    /// - Throws: if the column already holds another kind.
+    mutating func note(_ value: EncodedValue, at position: Int) throws(SnapshotError) {
+        guard let kind = value.kind else {
+            columns[position].nullable = true
+            return
+        }
+        switch columns[position].kind {
+        case nil: columns[position].kind = kind
+        case kind?: break
+        case let other?:
+            throw .encodingFailed(
+                table: table,
+                detail: "field '\(columns[position].name)' holds \(kind.rawValue) values in one row and \(other.rawValue) in another")
+        }
+    }
+
+    mutating func markNullable(_ position: Int) {
+        columns[position].nullable = true
+    }
+
+    /// Restores a layout from the snapshot's metadata.
+    init(table: String, columns: [Column], idKind: ColumnKind?) {
+        self.table = table
+        self.columns = columns
+        self.idKind = idKind
+        for (position, column) in columns.enumerated() { positions[column.name] = position }
+    }
+
+    /// `CREATE TABLE` for the current columns; `id` is the primary key.
+    var createSQL: String {
+        var definitions: [String] = []
+        for column in columns {
+            let type = (column.kind ?? .null).declaredType
+            if column.name == "id" {
+                definitions.append(idKind == .integer ? "\"id\" INTEGER PRIMARY KEY" : "\"id\" \(type) PRIMARY KEY NOT NULL")
+            } else {
+                definitions.append("\(quoteIdentifier(column.name))\(type.isEmpty ? "" : " " + type)")
+            }
+        }
+        return "CREATE TABLE \(quoteIdentifier(table)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// `ALTER TABLE ... ADD COLUMN` for the column at `position`.
+    func addColumnSQL(_ position: Int) -> String {
+        let column = columns[position]
+        let type = (column.kind ?? .null).declaredType
+        return "ALTER TABLE \(quoteIdentifier(table)) ADD COLUMN \(quoteIdentifier(column.name))\(type.isEmpty ? "" : " " + type)"
+    }
+
+    /// `INSERT OR REPLACE` of every column, in order.
+    var insertSQL: String {
+        let names = columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT OR REPLACE INTO \(quoteIdentifier(table)) (\(names)) VALUES (\(marks))"
+    }
+}

@@ -1,0 +1,77 @@
+/// Writes rows of one table: creates the table on the first row, adds columns as new
+/// fields appear, and reuses one prepared statement for every row.
+struct TableRowWriter {
+    private(set) var layout: TableLayout
+    private let connection: SQLiteConnection
+    private var insert: SQLiteStatement?
+    private var values: [SQLiteValue] = []
+    private var seen: [Bool] = []
+    private(set) var rowsWritten = 0
+    private var created: Bool
+
+    /// A writer for a new table (created on the first row).
+    init(table: String, connection: SQLiteConnection) {
+        self.layout = TableLayout(table: table)
+        self.connection = connection
+        self.created = false
+    }
+
+    /// A writer for an existing table with a known layout (incremental saves).
+    init(layout: TableLayout, connection: SQLiteConnection) {
+        self.layout = layout
+        self.connection = connection
+        self.created = true
+    }
+
+    /// Writes one row given as named fields; `id` must be among them and not null.
+    mutating func write(_ fields: [(name: String, value: EncodedValue)]) throws(SnapshotError) {
+        guard let id = fields.first(where: { $0.name == "id" })?.value, id.kind != nil else {
+            throw .encodingFailed(table: layout.table, detail: "an entity encodes no non-null 'id' field")
+        }
+        if layout.idKind == nil { layout.idKind = id.kind }
+        var changedLayout = false
+        var newColumns: [Int] = []
+        for (name, value) in fields {
+            let (position, isNew) = layout.position(of: name, rowsBefore: rowsWritten)
+            if isNew { changedLayout = true; newColumns.append(position) }
+            try layout.note(value, at: position)
+        }
+        do {
+            if !created {
+                try connection.execute(layout.createSQL)
+                created = true
+            } else {
+                for position in newColumns { try connection.execute(layout.addColumnSQL(position)) }
+            }
+            if changedLayout || insert == nil {
+                insert = try connection.prepare(layout.insertSQL)
+                values = Array(repeating: .null, count: layout.columns.count)
+                seen = Array(repeating: false, count: layout.columns.count)
+            }
+            for index in values.indices { values[index] = .null; seen[index] = false }
+            for (name, value) in fields {
+                guard let position = layout.positions[name] else { continue }
+                values[position] = value.value
+                seen[position] = true
+            }
+            for index in seen.indices where !seen[index] { layout.markNullable(index) }
+            guard let insert else { return }
+            for (index, value) in values.enumerated() { try insert.bind(value, at: Int32(index + 1)) }
+            _ = try insert.step()
+            try insert.reset()
+        } catch {
+            throw SnapshotError(error, path: connection.path)
+        }
+        rowsWritten += 1
+    }
+
+    /// Creates the table with only an `id` column if no row ever created it.
+    mutating func finish(idKind: ColumnKind?) throws(SnapshotError) {
+        guard !created else { return }
+        layout.idKind = idKind
+        _ = layout.position(of: "id", rowsBefore: 0)
+        if let idKind { try layout.note(EncodedValue(value: .null, kind: idKind), at: 0) }
+        do { try connection.execute(layout.createSQL) } catch { throw SnapshotError(error, path: connection.path) }
+        created = true
+    }
+}
