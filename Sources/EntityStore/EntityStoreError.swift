@@ -50,6 +50,7 @@ public enum EntityStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// Renders an ID for an error message: strings quoted, everything else as described.
+@usableFromInline
 func describeID(_ id: some Sendable) -> String {
     if let string = id as? String { return "\"\(string)\"" }
     return String(describing: id)

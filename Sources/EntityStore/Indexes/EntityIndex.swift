@@ -4,6 +4,7 @@ import HashTreeCollections
 ///
 /// Writes are validated before they are applied (`validate…`), so a refused write leaves
 /// the index and its table untouched even when the caller catches the error and goes on.
+@usableFromInline
 protocol EntityIndex<Element>: Sendable {
     associatedtype Element: Entity
 

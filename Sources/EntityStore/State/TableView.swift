@@ -5,44 +5,60 @@ import HashTreeCollections
 /// Views are values: O(1) to take, immune to later commits. Iteration follows insertion
 /// order (a replaced entity keeps its place).
 public struct TableView<E: Entity>: Sendable, Sequence {
+    @usableFromInline
     let storage: TableStorage<E>
 
+    @inlinable
+    init(storage: TableStorage<E>) {
+        self.storage = storage
+    }
+
     /// The table's name.
-    public var name: String { storage.name }
+    @inlinable public var name: String { storage.name }
     /// The number of entities. O(1).
-    public var count: Int { storage.count }
+    @inlinable public var count: Int { storage.count }
     /// Whether the table is empty. O(1).
-    public var isEmpty: Bool { storage.count == 0 }
+    @inlinable public var isEmpty: Bool { storage.count == 0 }
     /// The store revision that last changed this table. O(1).
-    public var version: UInt64 { storage.version }
+    @inlinable public var version: UInt64 { storage.version }
 
     /// The entity with `id`, if any. O(1) expected (hash trie lookup).
-    public func find(_ id: E.ID) -> E? { storage.rows[id]?.value }
+    @inlinable public func find(_ id: E.ID) -> E? { storage.rows[id]?.value }
 
     /// The entity with `id`, if any. O(1) expected.
-    public subscript(id: E.ID) -> E? { storage.rows[id]?.value }
+    @inlinable public subscript(id: E.ID) -> E? { storage.rows[id]?.value }
 
     /// Whether an entity with `id` exists. O(1) expected.
-    public func contains(_ id: E.ID) -> Bool { storage.rows[id] != nil }
+    @inlinable public func contains(_ id: E.ID) -> Bool { storage.rows[id] != nil }
 
     /// The store revision that last wrote the entity `id`, or nil if absent. Comparing it
     /// across two states answers "did this entity change?" in O(1).
-    public func version(of id: E.ID) -> UInt64? { storage.rows[id]?.version }
+    @inlinable public func version(of id: E.ID) -> UInt64? { storage.rows[id]?.version }
 
     /// Iterates the entities in insertion order. O(1) per entity.
+    @inlinable
     public func makeIterator() -> Iterator {
         Iterator(order: storage.order.makeIterator(), rows: storage.rows)
     }
 
     /// The number of entities, for `Sequence` algorithms. O(1).
-    public var underestimatedCount: Int { storage.count }
+    @inlinable public var underestimatedCount: Int { storage.count }
 
     /// Iterates a table in insertion order.
     public struct Iterator: IteratorProtocol {
+        @usableFromInline
         var order: SortedMap<UInt64, E.ID>.Iterator
+        @usableFromInline
         let rows: TreeDictionaryRows<E>
 
+        @inlinable
+        init(order: SortedMap<UInt64, E.ID>.Iterator, rows: TreeDictionaryRows<E>) {
+            self.order = order
+            self.rows = rows
+        }
+
         /// The next entity in insertion order.
+        @inlinable
         public mutating func next() -> E? {
             while let (_, id) = order.next() {
                 if let row = rows[id] { return row.value }

@@ -6,6 +6,7 @@ extension SortedMap {
     /// key the last value wins.
     ///
     /// - Complexity: O(n) for ascending input; O(n log n) otherwise.
+    @inlinable
     init(sortedUniqueElements elements: some Sequence<(Key, Value)>, nodeCapacity: Int = Self.defaultNodeCapacity) {
         self.init(nodeCapacity: nodeCapacity)
         var keys: [Key] = []
@@ -48,7 +49,8 @@ extension SortedMap {
 
     /// Splits `total` entries into the fewest groups of at most `capacity`, sized evenly so
     /// every group holds at least `capacity / 2` when there is more than one.
-    private static func chunks(_ total: Int, capacity: Int) -> [Range<Int>] {
+    @inlinable
+    static func chunks(_ total: Int, capacity: Int) -> [Range<Int>] {
         let groups = (total + capacity - 1) / capacity
         let base = total / groups
         let extra = total % groups

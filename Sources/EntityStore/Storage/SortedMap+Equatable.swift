@@ -3,6 +3,7 @@ extension SortedMap: Equatable where Value: Equatable {
     /// do not matter.
     ///
     /// - Complexity: O(1) when both share their root (an unmodified copy), else O(n).
+    @inlinable
     static func == (lhs: SortedMap, rhs: SortedMap) -> Bool {
         if lhs.root === rhs.root { return true }
         guard lhs.count == rhs.count else { return false }

@@ -4,6 +4,7 @@ extension SortedMap {
     /// all leaves at the same depth. For tests.
     ///
     /// - Complexity: O(n)
+    @inlinable
     func _checkInvariants() {
         guard let root else { return }
         precondition(root.count > 0, "a non-empty root must hold elements")
@@ -14,7 +15,8 @@ extension SortedMap {
         check(root, depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth)
     }
 
-    private func check(
+    @inlinable
+    func check(
         _ node: SortedMapNode<Key, Value>,
         depth: Int,
         lower: Key?,

@@ -4,17 +4,24 @@ extension SortedMap: Sequence {
     /// It keeps the path from the root to the current leaf, so each step is O(1)
     /// amortized. It holds its nodes strongly: mutating the map afterwards copies them
     /// instead, so the iterator keeps seeing the version it started from.
+    @usableFromInline
     struct Iterator: IteratorProtocol {
-        private var path: [(node: SortedMapNode<Key, Value>, childIndex: Int)]
-        private var leaf: SortedMapNode<Key, Value>?
-        private var position: Int
-        private var remaining: Int
-        private let ascending: Bool
+        @usableFromInline
+        var path: [(node: SortedMapNode<Key, Value>, childIndex: Int)]
+        @usableFromInline
+        var leaf: SortedMapNode<Key, Value>?
+        @usableFromInline
+        var position: Int
+        @usableFromInline
+        var remaining: Int
+        @usableFromInline
+        let ascending: Bool
 
         /// Positions the iterator so that its first element is the one at `offset`, from
         /// where it yields `count` elements in the given direction.
         ///
         /// - Complexity: O(log n)
+        @inlinable
         init(root: SortedMapNode<Key, Value>?, offset: Int, count: Int, ascending: Bool) {
             self.path = []
             self.leaf = nil
@@ -41,6 +48,7 @@ extension SortedMap: Sequence {
         /// The next element, or nil once the run is exhausted.
         ///
         /// - Complexity: O(1) amortized.
+        @inlinable
         mutating func next() -> (key: Key, value: Value)? {
             guard remaining > 0, var current = leaf else { return nil }
             if position < 0 || position >= current.keys.count {
@@ -57,7 +65,8 @@ extension SortedMap: Sequence {
         }
 
         /// Moves to the first element of the next leaf.
-        private mutating func stepForward() -> SortedMapNode<Key, Value>? {
+        @inlinable
+        mutating func stepForward() -> SortedMapNode<Key, Value>? {
             while let (node, index) = path.last {
                 if index + 1 < node.children.count {
                     path[path.count - 1].childIndex = index + 1
@@ -76,7 +85,8 @@ extension SortedMap: Sequence {
         }
 
         /// Moves to the last element of the previous leaf.
-        private mutating func stepBackward() -> SortedMapNode<Key, Value>? {
+        @inlinable
+        mutating func stepBackward() -> SortedMapNode<Key, Value>? {
             while let (node, index) = path.last {
                 if index > 0 {
                     path[path.count - 1].childIndex = index - 1
@@ -96,11 +106,16 @@ extension SortedMap: Sequence {
     }
 
     /// A run of consecutive elements in ascending or descending key order.
+    @usableFromInline
     struct Elements: Sequence {
-        private let root: SortedMapNode<Key, Value>?
-        private let offsets: Range<Int>
-        private let ascending: Bool
+        @usableFromInline
+        let root: SortedMapNode<Key, Value>?
+        @usableFromInline
+        let offsets: Range<Int>
+        @usableFromInline
+        let ascending: Bool
 
+        @inlinable
         init(root: SortedMapNode<Key, Value>?, offsets: Range<Int>, ascending: Bool) {
             self.root = root
             self.offsets = offsets
@@ -110,6 +125,7 @@ extension SortedMap: Sequence {
         /// Starts walking the run.
         ///
         /// - Complexity: O(log n)
+        @inlinable
         func makeIterator() -> Iterator {
             Iterator(
                 root: root,
@@ -120,22 +136,26 @@ extension SortedMap: Sequence {
         }
 
         /// The exact number of elements in the run.
+        @usableFromInline
         var underestimatedCount: Int { offsets.count }
     }
 
     /// Walks all elements in ascending key order.
     ///
     /// - Complexity: O(log n) to start, then O(1) amortized per element.
+    @inlinable
     func makeIterator() -> Iterator {
         Iterator(root: root, offset: 0, count: count, ascending: true)
     }
 
     /// The exact number of elements.
+    @usableFromInline
     var underestimatedCount: Int { count }
 
     /// The elements whose keys lie in `range`, in ascending key order.
     ///
     /// - Complexity: O(log n) to start, then O(1) amortized per element.
+    @inlinable
     func elements(in range: SortedMapRange<Key>) -> Elements {
         Elements(root: root, offsets: offsets(in: range), ascending: true)
     }
@@ -143,6 +163,7 @@ extension SortedMap: Sequence {
     /// The elements whose keys lie in `range`, in descending key order (top-k queries).
     ///
     /// - Complexity: O(log n) to start, then O(1) amortized per element.
+    @inlinable
     func reversedElements(in range: SortedMapRange<Key> = .all) -> Elements {
         Elements(root: root, offsets: offsets(in: range), ascending: false)
     }
@@ -151,6 +172,7 @@ extension SortedMap: Sequence {
     /// past the end yields nothing; a negative offset starts at the beginning.
     ///
     /// - Complexity: O(log n + k) for k elements taken.
+    @inlinable
     func elements(fromOffset offset: Int) -> Elements {
         let start = Swift.min(Swift.max(0, offset), count)
         return Elements(root: root, offsets: start..<count, ascending: true)

@@ -5,6 +5,7 @@ extension SortedMap {
     /// - Complexity: O(log n); copies the O(log n) nodes on the path that are shared with
     ///   other copies of the map.
     @discardableResult
+    @inlinable
     mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
         guard let root = makeRootUnique() else {
             self.root = SortedMapNode(keys: [key], values: [value])
@@ -28,6 +29,7 @@ extension SortedMap {
     /// - Complexity: O(log n); copies the O(log n) nodes on the path that are shared with
     ///   other copies of the map.
     @discardableResult
+    @inlinable
     mutating func removeValue(forKey key: Key) -> Value? {
         // Checking first keeps a miss from copying the path of a shared map.
         guard contains(key), let root = makeRootUnique() else { return nil }
@@ -43,13 +45,15 @@ extension SortedMap {
     /// Removes every element.
     ///
     /// - Complexity: O(1); nodes still shared with other copies stay alive there.
+    @inlinable
     mutating func removeAll() {
         root = nil
     }
 
     /// Returns the root after making sure this map holds the only reference to it, or nil
     /// for an empty map.
-    private mutating func makeRootUnique() -> SortedMapNode<Key, Value>? {
+    @inlinable
+    mutating func makeRootUnique() -> SortedMapNode<Key, Value>? {
         if root != nil, !isKnownUniquelyReferenced(&root) {
             root = root?.copy()
         }

@@ -3,6 +3,7 @@ extension SortedMap {
     /// `0..<count`.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func element(atOffset offset: Int) -> (key: Key, value: Value)? {
         guard var node = root, offset >= 0, offset < node.count else { return nil }
         var remaining = offset
@@ -20,6 +21,7 @@ extension SortedMap {
     /// The position of `key` in key order, or nil if the map has no element for `key`.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func offset(of key: Key) -> Int? {
         guard var node = root else { return nil }
         var offset = 0
@@ -37,6 +39,7 @@ extension SortedMap {
     /// would have in key order.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func lowerBoundOffset(_ key: Key) -> Int {
         boundOffset(key, includingEqual: false)
     }
@@ -44,11 +47,13 @@ extension SortedMap {
     /// The number of elements whose key is less than or equal to `key`.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func upperBoundOffset(_ key: Key) -> Int {
         boundOffset(key, includingEqual: true)
     }
 
-    private func boundOffset(_ key: Key, includingEqual: Bool) -> Int {
+    @inlinable
+    func boundOffset(_ key: Key, includingEqual: Bool) -> Int {
         guard var node = root else { return 0 }
         var offset = 0
         while !node.isLeaf {
@@ -64,6 +69,7 @@ extension SortedMap {
     /// cross.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func offsets(in range: SortedMapRange<Key>) -> Range<Int> {
         let start: Int
         switch range.lowerBound {

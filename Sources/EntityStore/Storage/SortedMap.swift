@@ -5,20 +5,25 @@
 /// tree, so old versions (an observer's previous state, a snapshot being written) stay
 /// alive cheaply. Inner nodes keep per-child element counts, which makes rank queries,
 /// offset access and paging O(log n).
+@usableFromInline
 struct SortedMap<Key: Comparable, Value> {
     /// The node capacity used unless a map is created with another one.
+    @usableFromInline
     static var defaultNodeCapacity: Int { 64 }
 
     /// The root node; nil for an empty map.
+    @usableFromInline
     var root: SortedMapNode<Key, Value>?
 
     /// The maximum number of elements per leaf and children per inner node. Every node but
     /// the root holds at least half as many.
+    @usableFromInline
     let nodeCapacity: Int
 
     /// Creates an empty map.
     ///
     /// - Complexity: O(1)
+    @inlinable
     init() {
         self.init(nodeCapacity: Self.defaultNodeCapacity)
     }
@@ -27,6 +32,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// Small capacities exist for tests that need deep trees from few elements.
     ///
     /// - Complexity: O(1)
+    @inlinable
     init(nodeCapacity: Int) {
         self.root = nil
         self.nodeCapacity = Swift.max(4, nodeCapacity)
@@ -35,6 +41,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// The number of elements.
     ///
     /// - Complexity: O(1)
+    @inlinable
     var count: Int {
         root?.count ?? 0
     }
@@ -42,6 +49,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// Whether the map has no elements.
     ///
     /// - Complexity: O(1)
+    @inlinable
     var isEmpty: Bool {
         count == 0
     }
@@ -49,6 +57,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// The value stored for `key`, or nil.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     subscript(key: Key) -> Value? {
         guard var node = root else { return nil }
         while !node.isLeaf {
@@ -62,6 +71,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// Whether the map stores a value for `key`.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     func contains(_ key: Key) -> Bool {
         offset(of: key) != nil
     }
@@ -69,6 +79,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// The element with the smallest key, or nil if the map is empty.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     var first: (key: Key, value: Value)? {
         guard var node = root, node.count > 0 else { return nil }
         while !node.isLeaf {
@@ -80,6 +91,7 @@ struct SortedMap<Key: Comparable, Value> {
     /// The element with the largest key, or nil if the map is empty.
     ///
     /// - Complexity: O(log n)
+    @inlinable
     var last: (key: Key, value: Value)? {
         guard var node = root, node.count > 0 else { return nil }
         while !node.isLeaf {

@@ -1,10 +1,19 @@
 extension SortedMapNode {
     /// The right half produced when a node overflows, and the separator between the halves.
+    @usableFromInline
     struct Split {
         /// The smallest key of `right`'s subtree; every key left of it is smaller.
+        @usableFromInline
         var separator: Key
         /// The new right sibling.
+        @usableFromInline
         var right: SortedMapNode
+
+        @inlinable
+        init(separator: Key, right: SortedMapNode) {
+            self.separator = separator
+            self.right = right
+        }
     }
 
     /// Inserts `value` for `key`, or replaces the value already stored for `key`.
@@ -12,6 +21,7 @@ extension SortedMapNode {
     ///
     /// - Returns: The replaced value (nil for an insertion) and the split if `self` overflowed.
     /// - Complexity: O(log n) nodes visited, O(capacity) work per node.
+    @inlinable
     func insert(_ value: Value, forKey key: Key, capacity: Int) -> (old: Value?, split: Split?) {
         if isLeaf {
             let index = lowerBound(key)
@@ -41,7 +51,8 @@ extension SortedMapNode {
     }
 
     /// Moves the upper half of an overflowing leaf into a new right sibling.
-    private func splitLeaf() -> Split {
+    @inlinable
+    func splitLeaf() -> Split {
         let middle = keys.count / 2
         let right = SortedMapNode(keys: Array(keys[middle...]), values: Array(values[middle...]))
         keys.removeSubrange(middle...)
@@ -52,7 +63,8 @@ extension SortedMapNode {
 
     /// Moves the upper half of an overflowing inner node into a new right sibling; the
     /// separator between the halves moves up to the parent.
-    private func splitInner() -> Split {
+    @inlinable
+    func splitInner() -> Split {
         let middle = children.count / 2
         let separator = keys[middle - 1]
         let right = SortedMapNode(

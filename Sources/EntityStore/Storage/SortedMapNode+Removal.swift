@@ -6,6 +6,7 @@ extension SortedMapNode {
     ///
     /// - Returns: The removed value, or nil if the key was absent after all.
     /// - Complexity: O(log n) nodes visited, O(capacity) work per node.
+    @inlinable
     func remove(_ key: Key, capacity: Int) -> Value? {
         if isLeaf {
             let index = lowerBound(key)
@@ -25,7 +26,8 @@ extension SortedMapNode {
 
     /// Brings `children[index]` back to at least `minimumFill` entries by borrowing from a
     /// sibling that can spare one, or else by merging it with a sibling.
-    private func repairUnderflow(at index: Int, minimumFill: Int) {
+    @inlinable
+    func repairUnderflow(at index: Int, minimumFill: Int) {
         guard children[index].fill < minimumFill, children.count > 1 else { return }
         if index > 0, children[index - 1].fill > minimumFill {
             borrowFromLeft(into: index)
@@ -39,7 +41,8 @@ extension SortedMapNode {
     }
 
     /// Moves the last entry of `children[index - 1]` to the front of `children[index]`.
-    private func borrowFromLeft(into index: Int) {
+    @inlinable
+    func borrowFromLeft(into index: Int) {
         makeChildUnique(at: index - 1)
         let left = children[index - 1]
         let child = children[index]
@@ -63,7 +66,8 @@ extension SortedMapNode {
     }
 
     /// Moves the first entry of `children[index + 1]` to the end of `children[index]`.
-    private func borrowFromRight(into index: Int) {
+    @inlinable
+    func borrowFromRight(into index: Int) {
         makeChildUnique(at: index + 1)
         let right = children[index + 1]
         let child = children[index]
@@ -87,7 +91,8 @@ extension SortedMapNode {
     }
 
     /// Appends `children[index + 1]` to `children[index]` and drops the right one.
-    private func mergeChild(at index: Int) {
+    @inlinable
+    func mergeChild(at index: Int) {
         makeChildUnique(at: index)
         let left = children[index]
         let right = children[index + 1]

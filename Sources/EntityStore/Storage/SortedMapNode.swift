@@ -10,21 +10,29 @@
 /// Nodes are shared between map versions. A node is mutated only while it is uniquely
 /// referenced; a shared node is copied first (path copying), so a version never observes
 /// another version's mutations.
+@usableFromInline
 final class SortedMapNode<Key: Comparable, Value> {
     /// Leaf: the element keys, ascending. Inner: the separators, ascending.
+    @usableFromInline
     var keys: [Key]
     /// Leaf: the element values, parallel to `keys`. Inner: empty.
+    @usableFromInline
     var values: [Value]
     /// Inner: the child nodes. Leaf: empty.
+    @usableFromInline
     var children: [SortedMapNode]
     /// Inner: the element count of each child's subtree, parallel to `children`. Leaf: empty.
+    @usableFromInline
     var counts: [Int]
     /// The number of elements in this subtree.
+    @usableFromInline
     var count: Int
     /// Whether this node stores elements (as opposed to children).
+    @usableFromInline
     let isLeaf: Bool
 
     /// Creates a leaf.
+    @inlinable
     init(keys: [Key], values: [Value]) {
         self.keys = keys
         self.values = values
@@ -35,6 +43,7 @@ final class SortedMapNode<Key: Comparable, Value> {
     }
 
     /// Creates an inner node; `counts` must be the children's element counts.
+    @inlinable
     init(separators: [Key], children: [SortedMapNode], counts: [Int]) {
         self.keys = separators
         self.values = []
@@ -44,7 +53,8 @@ final class SortedMapNode<Key: Comparable, Value> {
         self.isLeaf = false
     }
 
-    private init(copying other: SortedMapNode) {
+    @inlinable
+    init(copying other: SortedMapNode) {
         self.keys = other.keys
         self.values = other.values
         self.children = other.children
@@ -56,11 +66,13 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// A shallow copy: the arrays are shared copy-on-write and the children are shared.
     ///
     /// - Complexity: O(1); the first mutation of each array copies it, O(capacity).
+    @inlinable
     func copy() -> SortedMapNode {
         SortedMapNode(copying: self)
     }
 
     /// The number of entries that count toward the fill bounds: elements or children.
+    @inlinable
     var fill: Int {
         isLeaf ? keys.count : children.count
     }
@@ -68,6 +80,7 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// The index of the first key that is not less than `key`.
     ///
     /// - Complexity: O(log capacity)
+    @inlinable
     func lowerBound(_ key: Key) -> Int {
         var low = 0
         var high = keys.count
@@ -81,6 +94,7 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// The index of the first key that is greater than `key`.
     ///
     /// - Complexity: O(log capacity)
+    @inlinable
     func upperBound(_ key: Key) -> Int {
         var low = 0
         var high = keys.count
@@ -94,6 +108,7 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// In an inner node, the index of the child whose key interval contains `key`.
     ///
     /// - Complexity: O(log capacity)
+    @inlinable
     func childIndex(for key: Key) -> Int {
         upperBound(key)
     }
@@ -102,6 +117,7 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// mutated in place. Requires `self` to be uniquely referenced.
     ///
     /// - Complexity: O(1), plus O(capacity) when the children array itself is shared.
+    @inlinable
     func makeChildUnique(at index: Int) {
         if !isKnownUniquelyReferenced(&children[index]) {
             children[index] = children[index].copy()

@@ -5,26 +5,33 @@ import HashTreeCollections
 /// Rows the transaction wrote carry its revision, which tells a first touch from a later
 /// one without a lookup; fresh inserts (by far the most common bulk write) only append
 /// to an array.
+@usableFromInline
 struct ChangeTracker<E: Entity>: AnyChangeTracker {
+    @usableFromInline
     enum Before {
         case absent
         case existed(E)
     }
 
+    @usableFromInline
     var fresh: [E.ID] = []
+    @usableFromInline
     var before: [E.ID: Before] = [:]
 
     /// An entity was inserted under an ID absent from the table.
+    @inlinable
     mutating func noteInsert(_ id: E.ID) {
         if before.isEmpty || before[id] == nil { fresh.append(id) }
     }
 
     /// An existing row is about to be replaced.
+    @inlinable
     mutating func noteReplace(_ row: Row<E>, revision: UInt64) {
         if row.version != revision { before[row.value.id] = .existed(row.value) }
     }
 
     /// An existing row is about to be removed.
+    @inlinable
     mutating func noteRemove(_ row: Row<E>, revision: UInt64) {
         if row.version != revision {
             before[row.value.id] = .existed(row.value)
@@ -33,13 +40,17 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
         }
     }
 
+    @usableFromInline
     var isEmpty: Bool { fresh.isEmpty && before.isEmpty }
 
     func changes(in state: EntityState, table: String) -> (any AnyTableChanges)? {
         guard let rows = state.storage(named: table, as: E.self)?.rows else { return nil }
         var changes = TableChanges<E>()
-        for id in fresh where rows[id] != nil && (before.isEmpty || before[id] == nil) {
-            changes.inserted.append(id)
+        if before.isEmpty {
+            // Nothing was removed or replaced: every fresh insert is still there.
+            changes.inserted = fresh
+        } else {
+            for id in fresh where before[id] == nil && rows[id] != nil { changes.inserted.append(id) }
         }
         for (id, original) in before {
             let now = rows[id]?.value

@@ -16,10 +16,12 @@ import HashTreeCollections
 ///   `upsert(contentsOf:)` the last occurrence wins.
 /// - Writing a value equal to the stored one changes nothing and is not reported.
 public struct TableWriter<E: Entity> {
+    @usableFromInline
     let transaction: Transaction
     /// The table's name.
     public let name: String
 
+    @usableFromInline
     init(transaction: Transaction, name: String) {
         self.transaction = transaction
         self.name = name
@@ -46,6 +48,7 @@ public struct TableWriter<E: Entity> {
     /// Inserts a new entity.
     /// - Throws: `duplicateID` if the ID exists, `uniqueViolation` if a unique index refuses it.
     /// - Complexity: O(log n) per index.
+    @inlinable
     public func insert(_ entity: E) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             try Self.insert(entity, into: &table, tracker: &tracker, revision: transaction.revision)
@@ -54,6 +57,7 @@ public struct TableWriter<E: Entity> {
 
     /// Inserts every entity, in order; atomic (all or none).
     /// - Complexity: O(k log n) for k entities.
+    @inlinable
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             var undo = UndoLog<E>(table: table, tracker: tracker)
@@ -69,6 +73,7 @@ public struct TableWriter<E: Entity> {
         }
     }
 
+    @inlinable
     static func insert(
         _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
@@ -83,6 +88,7 @@ public struct TableWriter<E: Entity> {
     /// Inserts `entity`, or replaces the entity with its ID. Returns true if it inserted.
     /// - Throws: `uniqueViolation` if a unique index refuses the new value.
     /// - Complexity: O(log n) per index.
+    @inlinable
     @discardableResult
     public func upsert(_ entity: E) throws(EntityStoreError) -> Bool {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
@@ -92,6 +98,7 @@ public struct TableWriter<E: Entity> {
 
     /// Upserts every entity, in order (the last of repeated IDs wins); atomic.
     /// - Complexity: O(k log n) for k entities.
+    @inlinable
     public func upsert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             var undo = UndoLog<E>(table: table, tracker: tracker)
@@ -111,6 +118,7 @@ public struct TableWriter<E: Entity> {
     }
 
     /// Returns the replaced row, or nil if the entity was inserted.
+    @inlinable
     static func upsert(
         _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) -> Row<E>? {
@@ -122,6 +130,7 @@ public struct TableWriter<E: Entity> {
         return row
     }
 
+    @inlinable
     static func replace(
         _ row: Row<E>, with entity: E, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
@@ -138,6 +147,7 @@ public struct TableWriter<E: Entity> {
     ///   ``EntityStoreError`` only; wrap other errors before throwing).
     /// - Complexity: O(log n) per index whose key changed.
     @discardableResult
+    @inlinable
     public func update(_ id: E.ID, _ body: (inout E) throws(EntityStoreError) -> Void) throws(EntityStoreError) -> E {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
@@ -163,6 +173,7 @@ public struct TableWriter<E: Entity> {
         }
     }
 
+    @inlinable
     static func update(
         _ id: E.ID, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64,
         _ body: (inout E) throws(EntityStoreError) -> Void

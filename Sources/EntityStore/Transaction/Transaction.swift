@@ -9,6 +9,7 @@ import HashTreeCollections
 public final class Transaction {
     var state: EntityState
     /// The revision this transaction's commit will carry; rows it writes are stamped with it.
+    @usableFromInline
     let revision: UInt64
     private var trackers: [(any AnyChangeTracker)?]
     var isOpen = true
@@ -47,6 +48,7 @@ public final class Transaction {
     ///
     /// The table is moved out of the state for the duration, so it is uniquely referenced
     /// and mutates in place (no copy-on-write of the whole table).
+    @usableFromInline
     func withTable<E: Entity, R>(
         _ name: String, as type: E.Type,
         _ body: (inout TableStorage<E>, inout ChangeTracker<E>) throws(EntityStoreError) -> R

@@ -1,23 +1,31 @@
 import HashTreeCollections
 /// What a bulk call has applied so far, so that a failure part-way can put the table and
 /// its change tracker back exactly as they were, in O(applied elements).
+@usableFromInline
 struct UndoLog<E: Entity> {
+    @usableFromInline
     enum Entry {
         case inserted(E.ID)
         case replaced(Row<E>)
     }
 
+    @usableFromInline
     var entries: [Entry] = []
-    private let freshCount: Int
-    private let version: UInt64
-    private let nextSequence: UInt64
+    @usableFromInline
+    let freshCount: Int
+    @usableFromInline
+    let version: UInt64
+    @usableFromInline
+    let nextSequence: UInt64
 
+    @inlinable
     init(table: TableStorage<E>, tracker: ChangeTracker<E>) {
         freshCount = tracker.fresh.count
         version = table.version
         nextSequence = table.nextSequence
     }
 
+    @inlinable
     func rollBack(_ table: inout TableStorage<E>, _ tracker: inout ChangeTracker<E>, revision: UInt64) {
         for entry in entries.reversed() {
             switch entry {

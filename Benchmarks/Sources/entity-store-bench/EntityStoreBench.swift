@@ -1,0 +1,86 @@
+import ArgumentParser
+
+/// Measures EntityStore against a plain Dictionary, raw SQLite and GRDB, in one process
+/// on the same generated data, and reports every figure as a ratio to its baseline.
+@main
+struct EntityStoreBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "entity-store-bench",
+        abstract: "EntityStore benchmarks: every figure as a ratio to a baseline measured in the same run.")
+
+    @Option(help: "Measure this number of entities only (default: 10,000, 100,000 and 1,000,000 in turn).")
+    var size: Int?
+
+    @Flag(help: "Print one JSON object per size on standard output instead of a table.")
+    var json = false
+
+    @Option(help: "Measured repetitions per figure, after one warm-up run (default: 5, or 3 from 1,000,000 entities).")
+    var repetitions: Int?
+
+    @Flag(help: "Also measure the raw SQLite baselines of the persistence figures (printed on standard error).")
+    var sqliteBaselines = false
+
+    func validate() throws {
+        if let size, size < 1 { throw ValidationError("--size must be at least 1") }
+        if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+    }
+
+    func run() throws {
+        let sizes = size.map { [$0] } ?? [10_000, 100_000, 1_000_000]
+        for size in sizes {
+            let report = try benchmark(size: size)
+            print(json ? report.json() : report.table() + "\n")
+        }
+    }
+
+    /// Every figure of one size, phase by phase.
+    func benchmark(size: Int) throws -> SizeReport {
+        let label = "[N=\(grouped(size))]"
+        let started = monotonicNanoseconds()
+        func phase<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+            progress("\(label) \(name)...")
+            let start = monotonicNanoseconds()
+            defer {
+                let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+                progress("\(label) \(name) done in \(String(elapsed, decimals: 2)) s")
+            }
+            return try body()
+        }
+
+        let data = phase("generating data") { Dataset(size: size) }
+        let measured = repetitions ?? (size >= 1_000_000 ? 3 : 5)
+        let figures = StoreFigures(data: data, repetitions: Repetitions(warmUp: 1, measured: measured))
+        var report = SizeReport(size: size)
+
+        let (memory, memoryNote) = try phase("bytes_per_entity") { try figures.bytesPerEntity() }
+        let (insert, store, dictionary) = try phase("insert") { try figures.insert() }
+        report.add(insert)
+        report.add(phase("lookup") { figures.lookup(store: store, dictionary: dictionary) })
+        report.add(phase("index_query_us") { figures.indexQuery(store: store, dictionary: dictionary) })
+        let iteration = phase("full iteration") { figures.iterationRate(store: store) }
+        for figure in try phase("commit latency", { try figures.commit(store: store) }) { report.add(figure) }
+        let (derived, watched) = try phase("derived_notify_us") { try figures.derivedNotify(store: store) }
+        report.add(derived)
+        report.add(memory)
+        report.notes.append(memoryNote)
+        report.notes.append("derived_notify_us: \(grouped(watched)) live derived queries by ID")
+
+        let peers = GRDBFigures(data: data, repetitions: figures.repetitions)
+        let grdb = try phase("GRDB") {
+            try peers.figures(oursInsert: insert.value, oursLookup: report.figures[1].value, oursIteration: iteration)
+        }
+        for figure in grdb { report.add(figure) }
+        report.notes.append("GRDB: temporary SQLite file, DatabaseQueue with default configuration; "
+            + "grdb_lookup uses \(grouped(min(data.lookupIDs.count, GRDBFigures.maxLookups))) fetches")
+
+        if sqliteBaselines {
+            let baselines = try phase("raw SQLite persistence baselines") {
+                try figures.rawSQLitePersistenceBaselines(store: store)
+            }
+            progress(baselines.summary)
+        }
+        let total = Double(monotonicNanoseconds() - started) / 1e9
+        progress("\(label) all figures in \(String(total, decimals: 1)) s")
+        return report
+    }
+}
