@@ -77,6 +77,13 @@ public struct TableWriter<E: Entity> {
     static func insert(
         _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
+        if table.indexes.isEmpty {
+            guard table.insertRowIfAbsent(entity, revision: revision) else {
+                throw .duplicateID(table: table.name, id: describeID(entity.id))
+            }
+            tracker.noteInsert(entity.id)
+            return
+        }
         if table.rows[entity.id] != nil { throw .duplicateID(table: table.name, id: describeID(entity.id)) }
         try table.validateInsert(entity)
         tracker.noteInsert(entity.id)
