@@ -173,6 +173,9 @@ struct ErrorTests {
             #expect(tables(of: try parseJSON(String(decoding: try scratch.read("out.json"), as: UTF8.self))).keys.sorted() == ["x"])
             #expect(run(["export", snapshot, "--format", "ndjson", "--output", scratch.path("dir"), "--force"]).status == 0)
             #expect(scratch.contents("dir") == ["x.ndjson"])
+            let demo = run(["demo", "--size", "100", "--keep", json, "--force", "--quiet"])
+            #expect(demo.status == 0, "\(demo)")
+            #expect(run(["verify", json]).status == 0)
             expectNoLeftovers(scratch, expected: ["dir", "library.json", "library.sqlite", "other.json", "out.json"])
         }
     }
