@@ -132,6 +132,40 @@ struct RoundTripTests {
         }
     }
 
+    @Test func anEmptyTable() throws {
+        try withScratch { scratch in
+            let text = #"{"empty": [], "full": [{"id": "a", "x": null}]}"#
+            let snapshot = scratch.path("empty.sqlite")
+            let imported = run(["import", try scratch.write("empty.json", text), "--output", snapshot])
+            #expect(imported.status == 0, "\(imported)")
+            let exported = run(["export", snapshot])
+            try expectLossless(exported.stdout, tables(of: try parseJSON(text)))
+            let verify = run(["verify", snapshot])
+            #expect(verify.status == 0, "\(verify)")
+            #expect(verify.stdout.hasPrefix("OK"), "\(verify)")
+            #expect(run(["query", snapshot, "empty", "--count"]).stdout == "0\n")
+        }
+    }
+
+    @Test(arguments: [
+        #"{"entitystore_meta": [{"id": 1}]}"#, #"{"sqlite_master": [{"id": 1}]}"#, #"{"t": [{"id": 1, "": 5}]}"#,
+    ])
+    func namesSQLiteReserves(_ text: String) throws {
+        try withScratch { scratch in
+            let snapshot = scratch.path("reserved.sqlite")
+            let result = run(["import", try scratch.write("reserved.json", text), "--output", snapshot])
+            // Rejected cleanly today (one line, exit 1, no partial file), though the input is valid.
+            if result.status != 0 {
+                expectFailure(result, mentioning: ["reserved.sqlite"])
+                #expect(scratch.contents() == ["reserved.json"])
+            }
+            withKnownIssue("table names of the snapshot's own tables and empty field names cannot be stored") {
+                try #require(result.status == 0, "\(result)")
+                try expectLossless(run(["export", snapshot]).stdout, tables(of: try parseJSON(text)))
+            }
+        }
+    }
+
     @Test func fieldNamesDifferingOnlyInCase() throws {
         try withScratch { scratch in
             let text = #"{"people": [{"id": 1, "name": "a", "Name": "b"}, {"id": 2, "NAME": 3}]}"#
