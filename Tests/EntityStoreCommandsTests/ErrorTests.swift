@@ -137,6 +137,22 @@ struct ErrorTests {
         }
     }
 
+    @Test func ndjsonExportOfTablesNamedLikePaths() throws {
+        try withScratch { scratch in
+            let input = try scratch.write("paths.json", #"{"../escaped": [{"id": 1}], "a/b": [{"id": 2}], "plain": [{"id": 3}]}"#)
+            try FileManager.default.createDirectory(atPath: scratch.path("work"), withIntermediateDirectories: false)
+            let snapshot = scratch.path("work/paths.sqlite")
+            #expect(run(["import", input, "--output", snapshot]).status == 0)
+            let result = run(["export", snapshot, "--format", "ndjson", "--output", scratch.path("work/out")])
+            expectFailure(result, mentioning: ["work/out", "../escaped"])
+            // Nothing written outside (or inside) the output directory, no temporary left.
+            #expect(scratch.contents() == ["paths.json", "work"])
+            #expect(scratch.contents("work") == ["paths.sqlite"])
+            // JSON export names such tables fine.
+            try expectLossless(run(["export", snapshot]).stdout, tables(of: try parseJSON(String(decoding: try scratch.read("paths.json"), as: UTF8.self))))
+        }
+    }
+
     @Test func unknownTableInQuery() throws {
         try withScratch { scratch in
             let snapshot = try importLibrary(scratch)
