@@ -57,6 +57,7 @@ let package = Package(
             name: "EntityStoreSQLiteTests",
             dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore"],
             swiftSettings: strictSettings),
+        .testTarget(name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "entity-store", "bookshelf"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

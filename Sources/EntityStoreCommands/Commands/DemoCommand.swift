@@ -20,6 +20,10 @@ public struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: "Keep the snapshot at this path (by default it goes to a temporary file, removed afterwards).")
     public var keep: String?
 
+    /// Whether `--keep` may replace an existing file.
+    @Flag(help: "Replace the --keep file if it exists.")
+    public var force = false
+
     /// No progress bars.
     @Flag(help: "No progress bars.")
     public var quiet = false
@@ -31,6 +35,7 @@ public struct DemoCommand: ParsableCommand {
     }
 
     public func run() throws {
+        if let keep { try OutputFile.checkWritable(keep, force: force) }
         typealias D = DemoDataset
         let clock = ContinuousClock()
         let data = D.generate(size: size)
@@ -77,7 +82,6 @@ public struct DemoCommand: ParsableCommand {
         // Snapshot to SQLite while the store is live, restore into a fresh store, compare.
         let path = keep ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("entity-store-demo-\(UUID().uuidString).sqlite")
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: path) } }
-        if let keep { try OutputFile.checkWritable(keep, force: true) }
         let writeBar = ProgressBar("snapshot", quiet: quiet)
         let written = try reportingFailures(path) {
             try store.snapshot(to: path, options: SnapshotOptions(progress: { writeBar.update($0.rowsDone, of: $0.totalRows) }))

@@ -76,6 +76,10 @@ public struct ExportCommand: ParsableCommand {
         if manager.fileExists(atPath: output), !force {
             throw CommandFailure("'\(output)' already exists; pass --force to replace it")
         }
+        // A table name becomes a file name: one with a slash would land elsewhere ("../x").
+        if let unfit = tables.first(where: { $0.name.contains("/") || $0.name.contains("\0") }) {
+            throw CommandFailure("'\(output)': table '\(unfit.name)' cannot be named by a file; export it with --format json")
+        }
         let temporary = output + ".tmp-\(UUID().uuidString.prefix(8))"
         do {
             try manager.createDirectory(atPath: temporary, withIntermediateDirectories: false)

@@ -56,9 +56,10 @@ extension Snapshot {
                         problems.append("table '\(table.name)': column '\(column.name)' is listed in the metadata but missing")
                         continue
                     }
-                    let allowed = storageClasses(for: column.kind).map { "'\($0)'" }.joined(separator: ", ")
+                    // NULL is always allowed; a `null` column (an empty table's id) allows nothing else.
+                    let allowed = (["null"] + storageClasses(for: column.kind)).map { "'\($0)'" }.joined(separator: ", ")
                     let wrong = try scalar(connection, """
-                        SELECT count(*) FROM \(name) WHERE typeof(\(quoteIdentifier(column.name))) NOT IN ('null', \(allowed))
+                        SELECT count(*) FROM \(name) WHERE typeof(\(quoteIdentifier(column.name))) NOT IN (\(allowed))
                         """)
                     if wrong > 0 {
                         problems.append("table '\(table.name)': \(wrong) values of column '\(column.name)' are not of its declared kind \(column.kind.rawValue)")

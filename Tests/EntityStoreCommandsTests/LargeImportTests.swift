@@ -1,0 +1,39 @@
+import EntityStore
+import Foundation
+import Testing
+
+extension LongRunning {
+    @Suite("A large import")
+    struct LargeImportTests {
+        /// 200,000 records: about 7 s to import, as much to export and 4 s per query in a debug build.
+        static let size = 200_000
+
+        @Test(.timeLimit(.minutes(3)))
+        func twoHundredThousandRecordsRoundTrip() throws {
+            try withScratch { scratch in
+                let (text, counts) = generatedInput(records: Self.size)
+                let input = try scratch.write("big.json", text)
+                let snapshot = scratch.path("big.sqlite")
+                let clock = ContinuousClock(), started = clock.now
+                func phase(_ name: String) { print("large import, \(name): \(clock.now - started)") }
+
+                let imported = run(["import", input, "--output", snapshot, "--quiet"])
+                #expect(imported.status == 0, "\(imported)")
+                #expect(imported.stdout.contains("imported \(Self.size) records"), "\(imported)")
+
+                phase("imported")
+                let exported = run(["export", snapshot])
+                phase("exported")
+                #expect(exported.status == 0, "\(exported.stderr)")
+                try expectLossless(exported.stdout, tables(of: try parseJSON(text)))
+                phase("compared")
+
+                // Each query restores the whole snapshot, so two of them: a count and a filtered count.
+                #expect(run(["query", snapshot, "orders", "--count"]).stdout == "\(counts["orders", default: 0])\n")
+                #expect(run(["query", snapshot, "orders", "--where", "total=7.0", "--count"]).stdout == "\(counts["orders", default: 0] / 100)\n")
+                #expect(run(["verify", snapshot]).status == 0)
+                phase("queried and verified")
+            }
+        }
+    }
+}

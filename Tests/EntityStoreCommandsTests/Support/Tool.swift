@@ -1,0 +1,225 @@
+import EntityStore
+import Foundation
+import Synchronization
+import Testing
+
+/// What one run of a command-line tool produced.
+struct RunResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// The non-empty lines of standard error.
+    var errorLines: [String] {
+        stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    /// The non-empty lines of standard output.
+    var outputLines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    var description: String { "exit \(status)\n--- stdout\n\(stdout.prefix(4_000))\n--- stderr\n\(stderr.prefix(4_000))" }
+}
+
+/// The built executables, found beside the test binary in the build products directory.
+enum Tool {
+    /// The build products directory: the first directory, walking up from the test binary,
+    /// that holds an `entity-store` executable.
+    static let productsDirectory: URL = {
+        var candidates: [URL] = []
+        for start in [CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }, Bundle.main.executableURL, Bundle.main.bundleURL] {
+            guard var url = start?.standardizedFileURL else { continue }
+            for _ in 0..<6 {
+                url = url.deletingLastPathComponent()
+                candidates.append(url)
+            }
+        }
+        for directory in candidates where FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("entity-store").path) {
+            return directory
+        }
+        fatalError("cannot find the entity-store executable near \(CommandLine.arguments.first ?? "?")")
+    }()
+
+    static var entityStore: URL { productsDirectory.appendingPathComponent("entity-store") }
+    static var bookshelf: URL { productsDirectory.appendingPathComponent("bookshelf") }
+}
+
+/// Collects everything a file handle yields until end of file, on a background thread.
+private final class Drain: Sendable {
+    private let data = Mutex(Data())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            let bytes = handle.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            done.signal()
+        }
+    }
+
+    /// Waits for end of file and returns the bytes.
+    func wait() -> Data {
+        done.wait()
+        return data.withLock { $0 }
+    }
+}
+
+/// A started child process whose output is being collected.
+struct RunningProcess {
+    let process: Process
+    fileprivate let stdout: Drain
+    fileprivate let stderr: Drain
+
+    /// Waits for the process to end and returns what it printed.
+    func finish() -> RunResult {
+        let out = stdout.wait(), err = stderr.wait()
+        process.waitUntilExit()
+        return RunResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// Starts `executable` with `arguments` in `directory`; standard input is `stdin` or empty.
+func start(_ executable: URL = Tool.entityStore, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) throws -> RunningProcess {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    let input = stdin.map { _ in Pipe() }
+    process.standardInput = input ?? FileHandle.nullDevice
+    try process.run()
+    // The child holds its own copies of the write ends; close ours so reads end at its exit.
+    try? output.fileHandleForWriting.close()
+    try? error.fileHandleForWriting.close()
+    let running = RunningProcess(process: process, stdout: Drain(output.fileHandleForReading), stderr: Drain(error.fileHandleForReading))
+    if let input, let stdin {
+        try? input.fileHandleForReading.close()
+        try? input.fileHandleForWriting.write(contentsOf: stdin)
+        try? input.fileHandleForWriting.close()
+    }
+    return running
+}
+
+/// Runs `entity-store` (or another executable) to completion.
+func run(_ arguments: [String], stdin: Data? = nil, executable: URL = Tool.entityStore, in directory: URL? = nil) -> RunResult {
+    do {
+        return try start(executable, arguments, stdin: stdin, in: directory).finish()
+    } catch {
+        return RunResult(status: -1, stdout: "", stderr: "cannot start \(executable.path): \(error)")
+    }
+}
+
+/// Runs the `bookshelf` example to completion.
+func bookshelf(_ arguments: [String]) -> RunResult {
+    run(arguments, executable: Tool.bookshelf)
+}
+
+/// A fresh temporary directory for one test, removed by `remove()`.
+struct Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("entity-store-e2e-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `text` to `name` and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, Data(text.utf8))
+    }
+
+    /// Writes `data` to `name` and returns its path.
+    @discardableResult
+    func write(_ name: String, _ data: Data) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: file)
+        return file.path
+    }
+
+    /// The names in the directory (hidden ones included), sorted.
+    func contents(_ subdirectory: String? = nil) -> [String] {
+        let directory = subdirectory.map { path($0) } ?? url.path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+    }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    func read(_ name: String) throws -> Data { try Data(contentsOf: url.appendingPathComponent(name)) }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs `body` with a fresh scratch directory, removed afterwards.
+func withScratch<R>(_ body: (Scratch) throws -> R) throws -> R {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    return try body(scratch)
+}
+
+/// Parses JSON text with the library's kind-exact parser (2.0 stays a double, 2 an integer).
+func parseJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    do {
+        return try JSONValue(parsing: text)
+    } catch {
+        Issue.record("not JSON: \(error)\n\(text.prefix(2_000))", sourceLocation: sourceLocation)
+        throw error
+    }
+}
+
+/// Text a crash, trap or unhandled error would leave on standard error.
+let crashMarkers = ["Fatal error", "Stack dump", "backtrace", "Backtrace", "Crash", "Illegal instruction", "Segmentation fault", "SIGSEGV", "SIGILL", "SIGTRAP"]
+
+/// Asserts the shape of a reported failure: the expected exit status, exactly one non-empty
+/// line on standard error mentioning each of `mentions`, nothing that looks like a crash.
+func expectFailure(
+    _ result: RunResult, status: Int32 = 1, mentioning mentions: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.errorLines.count == 1, "expected one line on stderr: \(result)", sourceLocation: sourceLocation)
+    for marker in crashMarkers {
+        #expect(!result.stderr.contains(marker), "crash text '\(marker)': \(result)", sourceLocation: sourceLocation)
+    }
+    let line = result.errorLines.first ?? ""
+    for mention in mentions {
+        #expect(line.contains(mention), "stderr line does not mention '\(mention)': \(line)", sourceLocation: sourceLocation)
+    }
+}
+
+/// The JSON text of `value` (sorted keys, compact).
+func json(_ value: JSONValue) -> String { value.serialized() }
+
+/// The records of an export, by table.
+func tables(of export: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) -> [String: [JSONValue]] {
+    guard let object = export.objectValue else {
+        Issue.record("the export is not an object: \(json(export).prefix(500))", sourceLocation: sourceLocation)
+        return [:]
+    }
+    return object.mapValues { $0.arrayValue ?? [] }
+}
+
+/// `records` sorted by their `id` (integers before strings, each in natural order).
+func sortedByID(_ records: [JSONValue]) -> [JSONValue] {
+    records.sorted { a, b in
+        switch (a["id"], b["id"]) {
+        case let (.integer(x)?, .integer(y)?): x < y
+        case (.integer?, .string?): true
+        case (.string?, .integer?): false
+        case let (.string(x)?, .string(y)?): x < y
+        default: false
+        }
+    }
+}
