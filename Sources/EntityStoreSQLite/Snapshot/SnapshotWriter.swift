@@ -21,6 +21,7 @@ struct SnapshotWriter {
             throw .io(path: path, message: "the directory '\(directory)' is not writable")
         }
         if FileSystem.isDirectory(path) { throw .io(path: path, message: "the path is a directory") }
+        try Self.checkTableNames(state.tableNames)
         let temporary = FileSystem.temporaryPath(beside: path)
         do {
             let counts = try writeFile(at: temporary)
@@ -32,6 +33,22 @@ struct SnapshotWriter {
         } catch {
             FileSystem.remove(temporary)
             throw error
+        }
+    }
+
+    /// Refuses table names a snapshot cannot hold: its own metadata tables' prefix,
+    /// SQLite's reserved prefix, and names that differ only in case (SQLite ignores it).
+    static func checkTableNames(_ names: [String]) throws(SnapshotError) {
+        var seen: [String: String] = [:]
+        for name in names {
+            let folded = name.lowercased()
+            if folded.hasPrefix("entitystore_") || folded.hasPrefix("sqlite_") {
+                throw .encodingFailed(table: name, detail: "table names starting with 'entitystore_' or 'sqlite_' are reserved for the snapshot file itself")
+            }
+            if let other = seen[folded] {
+                throw .encodingFailed(table: name, detail: "tables '\(other)' and '\(name)' differ only in case, which SQLite table names cannot tell apart")
+            }
+            seen[folded] = name
         }
     }
 

@@ -19,8 +19,15 @@ struct TableLayout {
 
     /// The position of `name`, adding the column if new. `rowsBefore` > 0 makes a new
     /// column nullable (earlier rows lack it).
-    mutating func position(of name: String, rowsBefore: Int) -> (position: Int, isNew: Bool) {
+    mutating func position(of name: String, rowsBefore: Int) throws(SnapshotError) -> (position: Int, isNew: Bool) {
         if let position = positions[name] { return (position, false) }
+        if name.isEmpty { throw .encodingFailed(table: table, detail: "a field has an empty name, which cannot be a column") }
+        // SQLite compares column names without regard to ASCII case.
+        if let clash = columns.first(where: { $0.name.lowercased() == name.lowercased() }) {
+            throw .encodingFailed(
+                table: table,
+                detail: "fields '\(clash.name)' and '\(name)' differ only in case, which SQLite column names cannot tell apart")
+        }
         columns.append(Column(name: name, kind: nil, nullable: rowsBefore > 0))
         positions[name] = columns.count - 1
         return (columns.count - 1, true)

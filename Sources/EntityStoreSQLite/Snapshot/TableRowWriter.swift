@@ -32,7 +32,7 @@ struct TableRowWriter {
         var changedLayout = false
         var newColumns: [Int] = []
         for (name, value) in fields {
-            let (position, isNew) = layout.position(of: name, rowsBefore: rowsWritten)
+            let (position, isNew) = try layout.position(of: name, rowsBefore: rowsWritten)
             if isNew { changedLayout = true; newColumns.append(position) }
             try layout.note(value, at: position)
         }
@@ -69,7 +69,7 @@ struct TableRowWriter {
     mutating func finish(idKind: ColumnKind?) throws(SnapshotError) {
         guard !created else { return }
         layout.idKind = idKind
-        _ = layout.position(of: "id", rowsBefore: 0)
+        _ = try layout.position(of: "id", rowsBefore: 0)
         if let idKind { try layout.note(EncodedValue(value: .null, kind: idKind), at: 0) }
         do { try connection.execute(layout.createSQL) } catch { throw SnapshotError(error, path: connection.path) }
         created = true
