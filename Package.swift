@@ -52,10 +52,11 @@ let package = Package(
             path: "Examples/Bookshelf",
             swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
-        .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore"], swiftSettings: strictSettings),
+        .target(name: "EntityStoreTestSupport", path: "Tests/EntityStoreTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore", "EntityStoreTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
-            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore"],
+            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "entity-store", "bookshelf"], swiftSettings: strictSettings),
     ],

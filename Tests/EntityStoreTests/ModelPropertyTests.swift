@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import Testing
 @testable import EntityStore
 

@@ -64,7 +64,7 @@ public enum DemoDataset {
     /// Deterministic generated rows: `size` entities in all, split 5% authors, 35% books,
     /// 60% reviews.
     public static func generate(size: Int, seed: UInt64 = 42) -> (authors: [Author], books: [Book], reviews: [Review]) {
-        var random = SplitMix64(seed: seed)
+        var random = DemoRandom(seed: seed)
         let authorCount = max(1, size / 20)
         let bookCount = max(1, size * 7 / 20)
         let reviewCount = max(0, size - authorCount - bookCount)
@@ -90,15 +90,13 @@ public enum DemoDataset {
     }
 }
 
-/// A small, fast, deterministic random number generator (SplitMix64).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+/// A small, fast, deterministic random number generator (SplitMix64) for the demo data.
+struct DemoRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    /// A generator starting from `seed`.
-    public init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = seed }
 
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

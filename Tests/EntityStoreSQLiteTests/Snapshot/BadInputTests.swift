@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import EntityStore
 import EntityStoreSQLite
 import Foundation

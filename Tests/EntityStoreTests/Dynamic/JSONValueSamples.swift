@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 @testable import EntityStore
 
 /// Random JSON values for property tests, with the edge cases ordering cares about.
