@@ -2,35 +2,47 @@ import HashTreeCollections
 
 /// A grouped index: each key maps to the IDs of every entity with that key, in insertion
 /// order. Entities whose key is `nil` are not indexed.
+@usableFromInline
 struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+    @usableFromInline
     let name: String
+    @usableFromInline
     let key: @Sendable (Element) -> Key?
-    private(set) var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
+    @usableFromInline
+    var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
 
+    @inlinable
     init(name: String, key: @escaping @Sendable (Element) -> Key?) {
         self.name = name
         self.key = key
     }
 
     /// The IDs stored under `key`, in insertion order. O(1) to find the group, then O(1) per ID.
+    @inlinable
     func lookup(_ key: Key) -> SortedMap<UInt64, Element.ID> {
         groups[key] ?? SortedMap()
     }
 
     /// The number of entities under `key`. O(1).
+    @inlinable
     func count(of key: Key) -> Int { groups[key]?.count ?? 0 }
 
     /// Every distinct key with its group size. O(number of keys).
+    @usableFromInline
     var keyCounts: [(key: Key, count: Int)] { groups.map { ($0.key, $0.value.count) } }
 
+    @inlinable
     func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
+    @inlinable
     func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
 
+    @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
     }
 
+    @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         var emptied = false
@@ -41,12 +53,14 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
         if emptied { groups.removeValue(forKey: key) }
     }
 
+    @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
         if key(old) == key(new) { return }
         remove(old, sequence: sequence)
         insert(new, sequence: sequence)
     }
 
+    @inlinable
     func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
         var problems: [String] = []
         var expected = 0

@@ -2,10 +2,20 @@ import HashTreeCollections
 
 /// The sort key of an ordered index: the indexed value, then insertion order to keep
 /// equal values stable and every entry distinct.
+@usableFromInline
 struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
+    @usableFromInline
     let key: Key
+    @usableFromInline
     let sequence: UInt64
 
+    @inlinable
+    init(key: Key, sequence: UInt64) {
+        self.key = key
+        self.sequence = sequence
+    }
+
+    @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.key < rhs.key || (lhs.key == rhs.key && lhs.sequence < rhs.sequence)
     }
@@ -14,35 +24,46 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
 /// An ordered index: entities sorted by a comparable key, for range queries, top-k and
 /// sorted iteration. Inserts and removes are O(log n) in a persistent B-tree; nothing is
 /// ever re-sorted. Entities whose key is `nil` are not indexed.
+@usableFromInline
 struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: EntityIndex {
+    @usableFromInline
     let name: String
+    @usableFromInline
     let key: @Sendable (Element) -> Key?
-    private(set) var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
+    @usableFromInline
+    var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
 
+    @inlinable
     init(name: String, key: @escaping @Sendable (Element) -> Key?) {
         self.name = name
         self.key = key
     }
 
+    @inlinable
     func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
+    @inlinable
     func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
 
+    @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
+    @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         entries.removeValue(forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
+    @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
         if key(old) == key(new) { return }
         remove(old, sequence: sequence)
         insert(new, sequence: sequence)
     }
 
+    @inlinable
     func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
         var problems: [String] = []
         var expected = 0
@@ -60,6 +81,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: EntityIndex {
 
 extension OrderedIndex {
     /// The IDs whose key lies in `range`, ascending by key (or descending). O(log n + k).
+    @inlinable
     func ids(in range: SortedMapRange<Key>, descending: Bool = false) -> [Element.ID] {
         let mapped = SortedMapRange<OrderedIndexKey<Key>>(
             lowerBound: range.lowerBound.map {
@@ -90,15 +112,21 @@ extension OrderedIndex {
 
 /// Walks an ordered index from the greatest key down, yielding each run of equal keys in
 /// ascending insertion order (a plain reverse walk would reverse the ties too).
+@usableFromInline
 struct DescendingIDs<Key: Comparable & Sendable, ID>: Sequence, IteratorProtocol {
+    @usableFromInline
     var base: SortedMap<OrderedIndexKey<Key>, ID>.Iterator
-    private var run: [ID] = []
-    private var pending: (key: OrderedIndexKey<Key>, value: ID)?
+    @usableFromInline
+    var run: [ID] = []
+    @usableFromInline
+    var pending: (key: OrderedIndexKey<Key>, value: ID)?
 
+    @inlinable
     init(base: SortedMap<OrderedIndexKey<Key>, ID>.Iterator) {
         self.base = base
     }
 
+    @inlinable
     mutating func next() -> ID? {
         if let id = run.popLast() { return id }
         guard let first = pending ?? base.next() else { return nil }

@@ -2,19 +2,26 @@ import HashTreeCollections
 
 /// A unique index: each key maps to at most one entity ID. Entities whose key is `nil`
 /// are not indexed (as in SQL, `nil` never collides).
+@usableFromInline
 struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+    @usableFromInline
     let name: String
+    @usableFromInline
     let key: @Sendable (Element) -> Key?
-    private(set) var entries = TreeDictionary<Key, Element.ID>()
+    @usableFromInline
+    var entries = TreeDictionary<Key, Element.ID>()
 
+    @inlinable
     init(name: String, key: @escaping @Sendable (Element) -> Key?) {
         self.name = name
         self.key = key
     }
 
     /// The ID stored under `key`. O(1) expected (hash trie lookup).
+    @inlinable
     func lookup(_ key: Key) -> Element.ID? { entries[key] }
 
+    @inlinable
     func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {
         guard let key = key(entity), let existing = entries[key], existing != entity.id else { return }
         throw .uniqueViolation(
@@ -22,21 +29,25 @@ struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
             existingID: describeID(existing), newID: describeID(entity.id))
     }
 
+    @inlinable
     func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {
         if key(old) == key(new) { return }
         try validateInsert(new, table: table)
     }
 
+    @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         entries[key] = entity.id
     }
 
+    @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity), entries[key] == entity.id else { return }
         entries.removeValue(forKey: key)
     }
 
+    @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
         let oldKey = key(old), newKey = key(new)
         if oldKey == newKey { return }
@@ -44,6 +55,7 @@ struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
         insert(new, sequence: sequence)
     }
 
+    @inlinable
     func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
         var problems: [String] = []
         var expected = 0

@@ -20,15 +20,25 @@ public struct Table<E: Entity>: Sendable {
     /// The declared relations from this table's fields to other tables.
     public private(set) var relations: [RelationSpec] = []
     var relationRules: [any RelationRule] = []
+    /// Whole-table loops compiled for `E` where the table is declared; see ``BulkOperations``.
+    package let bulk: BulkOperations<E>
 
     /// A table of `E` named `name` (by default `E.tableName`).
+    @inlinable
     public init(_ name: String = E.tableName) {
+        self.init(name: name, bulk: BulkOperations())
+    }
+
+    @usableFromInline
+    init(name: String, bulk: BulkOperations<E>) {
         self.name = name
+        self.bulk = bulk
     }
 
     // MARK: Indexes
 
     /// Adds an index; a declared index replaces an implicit one on the same field.
+    @usableFromInline
     func adding(_ spec: IndexSpec<E>) -> Table {
         var copy = self
         if let existing = copy.indexes.firstIndex(where: { $0.name == spec.name }) {
@@ -46,71 +56,89 @@ public struct Table<E: Entity>: Sendable {
     /// Declares a unique index on a field: no two entities may share a key.
     /// - Parameter name: the index name; by default the field path (`"isbn"`).
     /// - Complexity: the index costs O(1) expected per write and per lookup.
+    @inlinable
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
-        adding(Self.spec(.unique, keyPath, name: name) { name, key in UniqueIndex(name: name, key: key) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+            UniqueIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        })
     }
 
     /// Declares a unique index on an optional field; entities whose key is `nil` are not indexed.
+    @inlinable
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
-        adding(Self.optionalSpec(.unique, keyPath, name: name) { name, key in UniqueIndex(name: name, key: key) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+            UniqueIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        })
     }
 
     /// Declares a grouped index (one key, many entities), e.g. books by author.
     /// - Complexity: O(log g) per write, where g is the size of the key's group.
+    @inlinable
     public func grouped<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
-        adding(Self.spec(.grouped, keyPath, name: name) { name, key in GroupedIndex(name: name, key: key) })
+        adding(Self.groupedSpec(keyPath, name: name, isImplicit: false))
     }
 
     /// Declares a grouped index on an optional field; entities whose key is `nil` are not indexed.
+    @inlinable
     public func grouped<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
-        adding(Self.optionalSpec(.grouped, keyPath, name: name) { name, key in GroupedIndex(name: name, key: key) })
+        adding(Self.groupedSpec(keyPath, name: name, isImplicit: false))
     }
 
     /// Declares an ordered index on a comparable field: range queries, top-k, sorted iteration.
     /// - Complexity: O(log n) per write (binary search in a B-tree, never a re-sort).
+    @inlinable
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
-        adding(Self.spec(.ordered, keyPath, name: name) { name, key in OrderedIndex(name: name, key: key) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+            OrderedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        })
     }
 
     /// Declares an ordered index on an optional field; entities whose key is `nil` are not indexed.
+    @inlinable
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
-        adding(Self.optionalSpec(.ordered, keyPath, name: name) { name, key in OrderedIndex(name: name, key: key) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+            OrderedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        })
     }
 
-    private static func spec<Key: Sendable>(
-        _ kind: IndexKind, _ keyPath: any KeyPath<E, Key> & Sendable, name: String?,
-        make: @escaping @Sendable (String, @escaping @Sendable (E) -> Key?) -> any EntityIndex<E>
+    @inlinable
+    static func groupedSpec<Key: Hashable & Sendable>(
+        _ keyPath: any KeyPath<E, Key> & Sendable, name: String?, isImplicit: Bool
     ) -> IndexSpec<E> {
-        let field = fieldPath(of: keyPath)
-        let indexName = name ?? field
-        return IndexSpec(
-            name: indexName, kind: kind, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath),
-            makeStorage: { make(indexName, { $0[keyPath: keyPath] }) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
+            GroupedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        }
     }
 
-    private static func optionalSpec<Key: Sendable>(
-        _ kind: IndexKind, _ keyPath: any KeyPath<E, Key?> & Sendable, name: String?,
-        make: @escaping @Sendable (String, @escaping @Sendable (E) -> Key?) -> any EntityIndex<E>
+    @inlinable
+    static func groupedSpec<Key: Hashable & Sendable>(
+        _ keyPath: any KeyPath<E, Key?> & Sendable, name: String?, isImplicit: Bool
     ) -> IndexSpec<E> {
-        let field = fieldPath(of: keyPath)
-        let indexName = name ?? field
-        return IndexSpec(
-            name: indexName, kind: kind, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath),
-            makeStorage: { make(indexName, { $0[keyPath: keyPath] }) })
+        let field = fieldPath(of: keyPath), indexName = name ?? field
+        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
+            GroupedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+        }
     }
 
     /// Declares an index whose key is computed from the entity (dynamic-record fields,
     /// derived keys). `field` names what it reads, for snapshots and tools.
+    @inlinable
     public func index<Key: Hashable & Comparable & Sendable>(
         _ kind: IndexKind, named name: String, field: String, key: @escaping @Sendable (E) -> Key?
     ) -> Table {
-        let storage: @Sendable () -> any EntityIndex<E>
         switch kind {
-        case .unique: storage = { UniqueIndex(name: name, key: key) }
-        case .grouped: storage = { GroupedIndex(name: name, key: key) }
-        case .ordered: storage = { OrderedIndex(name: name, key: key) }
+        case .unique:
+            return adding(.typed(name: name, kind: kind, field: field, isImplicit: false, keyPath: nil) { UniqueIndex(name: name, key: key) })
+        case .grouped:
+            return adding(.typed(name: name, kind: kind, field: field, isImplicit: false, keyPath: nil) { GroupedIndex(name: name, key: key) })
+        case .ordered:
+            return adding(.typed(name: name, kind: kind, field: field, isImplicit: false, keyPath: nil) { OrderedIndex(name: name, key: key) })
         }
-        return adding(IndexSpec(name: name, kind: kind, field: field, isImplicit: false, keyPath: nil, makeStorage: storage))
     }
 
     // MARK: Relations
@@ -128,7 +156,7 @@ public struct Table<E: Entity>: Sendable {
             Relation<E, T>(
                 sourceTable: name, targetTable: target.name, field: field, deleteRule: rule,
                 reverseIndexName: field, reference: { $0[keyPath: keyPath] }, nullify: nil),
-            reverseIndex: Self.spec(.grouped, keyPath, name: nil) { name, key in GroupedIndex(name: name, key: key) })
+            reverseIndex: Self.groupedSpec(keyPath, name: nil, isImplicit: true))
     }
 
     /// Declares that the optional field `keyPath` holds the ID of an entity of `target`;
@@ -142,7 +170,7 @@ public struct Table<E: Entity>: Sendable {
                 sourceTable: name, targetTable: target.name, field: field, deleteRule: rule,
                 reverseIndexName: field, reference: { $0[keyPath: keyPath] },
                 nullify: { $0[keyPath: keyPath] = nil }),
-            reverseIndex: Self.optionalSpec(.grouped, keyPath, name: nil) { name, key in GroupedIndex(name: name, key: key) })
+            reverseIndex: Self.groupedSpec(keyPath, name: nil, isImplicit: true))
     }
 
     /// Declares a relation whose reference is computed from the entity (dynamic-record
@@ -155,18 +183,16 @@ public struct Table<E: Entity>: Sendable {
             Relation<E, T>(
                 sourceTable: name, targetTable: target.name, field: field, deleteRule: rule,
                 reverseIndexName: field, reference: reference, nullify: nullify),
-            reverseIndex: IndexSpec(
-                name: field, kind: .grouped, field: field, isImplicit: false, keyPath: nil,
-                makeStorage: { GroupedIndex(name: field, key: reference) }))
+            reverseIndex: .typed(name: field, kind: .grouped, field: field, isImplicit: true, keyPath: nil) {
+                GroupedIndex(name: field, key: reference)
+            })
     }
 
     private func addingRelation<T: Entity>(_ relation: Relation<E, T>, reverseIndex: IndexSpec<E>) -> Table {
         var copy = self
         let hasGroupedIndex = indexes.contains { $0.kind == .grouped && $0.name == relation.reverseIndexName }
         if !hasGroupedIndex {
-            copy.indexes.append(IndexSpec(
-                name: reverseIndex.name, kind: .grouped, field: reverseIndex.field, isImplicit: true,
-                keyPath: reverseIndex.keyPath, makeStorage: reverseIndex.makeStorage))
+            copy.indexes.append(reverseIndex.implicit())
         }
         copy.relations.append(RelationSpec(
             table: name, field: relation.field, targetTable: relation.targetTable, deleteRule: relation.deleteRule))

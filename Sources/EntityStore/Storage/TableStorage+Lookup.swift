@@ -15,7 +15,7 @@ extension TableStorage {
     /// insertion order; nil if none of them can answer. O(log n + k).
     func idsEqual<Key: Hashable & Sendable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {
         for position in positions {
-            switch indexes[position] {
+            switch descriptor.indexes[position].erased(indexes[position]) {
             case let index as UniqueIndex<E, Key>: return index.lookup(key).map { [$0] } ?? []
             case let index as GroupedIndex<E, Key>: return index.lookup(key).map(\.value)
             default: continue
@@ -27,7 +27,7 @@ extension TableStorage {
     /// The ordered index of key type `Key` among `positions`, if any.
     func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
         for position in positions {
-            if let index = indexes[position] as? OrderedIndex<E, Key> { return index }
+            if let index = descriptor.indexes[position].erased(indexes[position]) as? OrderedIndex<E, Key> { return index }
         }
         return nil
     }

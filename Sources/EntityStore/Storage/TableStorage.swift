@@ -32,12 +32,14 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     var nextSequence: UInt64 = 0
     @usableFromInline
     var version: UInt64 = 0
+    /// One box per declared index, in the order of `descriptor.indexes`, whose closures
+    /// know each box's concrete type.
     @usableFromInline
-    var indexes: [any EntityIndex<E>]
+    var indexes: [IndexBoxBase]
 
     init(descriptor: Table<E>) {
         self.descriptor = descriptor
-        self.indexes = descriptor.indexes.map { $0.makeStorage() }
+        self.indexes = descriptor.indexes.map { $0.makeBox() }
     }
 
     @usableFromInline
@@ -49,12 +51,19 @@ struct TableStorage<E: Entity>: AnyTableStorage {
 
     @inlinable
     func validateInsert(_ entity: E) throws(EntityStoreError) {
-        for index in indexes { try index.validateInsert(entity, table: name) }
+        for i in indexes.indices { try descriptor.indexes[i].validateInsert(indexes[i], entity, name) }
     }
 
     @inlinable
     func validateUpdate(from old: E, to new: E) throws(EntityStoreError) {
-        for index in indexes { try index.validateUpdate(from: old, to: new, table: name) }
+        for i in indexes.indices { try descriptor.indexes[i].validateUpdate(indexes[i], old, new, name) }
+    }
+
+    /// The box of index `i`, copied first if another table version shares it. O(1).
+    @inlinable
+    mutating func uniqueIndex(_ i: Int) -> IndexBoxBase {
+        if !isKnownUniquelyReferenced(&indexes[i]) { indexes[i] = descriptor.indexes[i].copyBox(indexes[i]) }
+        return indexes[i]
     }
 
     /// Adds a row for an ID not yet present. O(log n).
@@ -64,7 +73,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         nextSequence += 1
         rows[entity.id] = Row(value: entity, sequence: sequence, version: revision)
         order.updateValue(entity.id, forKey: sequence)
-        for i in indexes.indices { indexes[i].insert(entity, sequence: sequence) }
+        for i in indexes.indices { descriptor.indexes[i].insert(uniqueIndex(i), entity, sequence) }
         version = revision
     }
 
@@ -79,7 +88,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         }
         nextSequence += 1
         order.updateValue(entity.id, forKey: sequence)
-        for i in indexes.indices { indexes[i].insert(entity, sequence: sequence) }
+        for i in indexes.indices { descriptor.indexes[i].insert(uniqueIndex(i), entity, sequence) }
         version = revision
         return true
     }
@@ -88,7 +97,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     @inlinable
     mutating func replaceRow(_ old: Row<E>, with entity: E, revision: UInt64) {
         rows[entity.id] = Row(value: entity, sequence: old.sequence, version: revision)
-        for i in indexes.indices { indexes[i].update(from: old.value, to: entity, sequence: old.sequence) }
+        for i in indexes.indices { descriptor.indexes[i].update(uniqueIndex(i), old.value, entity, old.sequence) }
         version = revision
     }
 
@@ -97,7 +106,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     mutating func deleteRow(_ row: Row<E>, revision: UInt64) {
         rows.removeValue(forKey: row.value.id)
         order.removeValue(forKey: row.sequence)
-        for i in indexes.indices { indexes[i].remove(row.value, sequence: row.sequence) }
+        for i in indexes.indices { descriptor.indexes[i].remove(uniqueIndex(i), row.value, row.sequence) }
         version = revision
     }
 
@@ -105,13 +114,13 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     @inlinable
     mutating func restoreRow(_ original: Row<E>, over current: Row<E>) {
         rows[original.value.id] = original
-        for i in indexes.indices { indexes[i].update(from: current.value, to: original.value, sequence: original.sequence) }
+        for i in indexes.indices { descriptor.indexes[i].update(uniqueIndex(i), current.value, original.value, original.sequence) }
     }
 
     /// The index storage named `name`, if the table declares it.
     @inlinable
     func index(named name: String) -> (any EntityIndex<E>)? {
-        indexes.first { $0.name == name }
+        descriptor.indexes.firstIndex { $0.name == name }.map { descriptor.indexes[$0].erased(indexes[$0]) }
     }
 
     @inlinable
@@ -124,7 +133,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
             if row.value.id != id { problems.append("table '\(name)': row keyed \(id) holds id \(row.value.id)") }
             if sequence >= nextSequence { problems.append("table '\(name)': sequence \(sequence) not below next \(nextSequence)") }
         }
-        for index in indexes { problems += index.invariantViolations(rows: rows) }
+        for i in indexes.indices { problems += descriptor.indexes[i].erased(indexes[i]).invariantViolations(rows: rows) }
         return problems
     }
 }

@@ -94,7 +94,7 @@ struct SnapshotReader {
         batch.reserveCapacity(10_000)
         var count = 0
         func flush() throws {
-            do { try writer.insert(contentsOf: batch) } catch {
+            do { try table.typed.bulk.insert(writer, batch) } catch {
                 throw SnapshotError.invalidData(table: table.name, detail: error.description)
             }
             batch.removeAll(keepingCapacity: true)

@@ -120,12 +120,19 @@ struct SnapshotWriter {
             try writer.finish(idKind: nil)
         } else {
             let encoder = RowEncoder()
-            for entity in view {
-                do { try encoder.encode(entity) } catch {
-                    throw .encodingFailed(table: table.name, detail: "entity \(entity.id): \(error)")
+            do {
+                // The table's own loop runs specialized for its entity type.
+                try table.typed.bulk.forEach(view) { entity in
+                    do { try encoder.encode(entity) } catch {
+                        throw SnapshotError.encodingFailed(table: table.name, detail: "entity \(entity.id): \(error)")
+                    }
+                    try writer.write(encoder.fields)
+                    if writer.rowsWritten % 10_000 == 0 { progress(writer.rowsWritten) }
                 }
-                try writer.write(encoder.fields)
-                if writer.rowsWritten % 10_000 == 0 { progress(writer.rowsWritten) }
+            } catch let error as SnapshotError {
+                throw error
+            } catch {
+                throw .encodingFailed(table: table.name, detail: String(describing: error))
             }
             try writer.finish(idKind: nil)
         }

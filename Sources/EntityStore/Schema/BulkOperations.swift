@@ -1,0 +1,25 @@
+/// Whole-table loops (bulk insert, iteration) captured as closures where a ``Table`` is
+/// declared.
+///
+/// Code that holds tables only as `any AnyTable` (persistence, tools) runs generic code
+/// that Swift cannot specialize for the entity type, paying for runtime type metadata on
+/// every row. `Table.init` is inlinable, so these closures are compiled in the module
+/// that declares the table, for its concrete entity type, and the per-row work inside
+/// them is fully specialized.
+@usableFromInline
+package struct BulkOperations<E: Entity>: Sendable {
+    /// Inserts a batch through a writer, as `insert(contentsOf:)`.
+    @usableFromInline
+    package let insert: @Sendable (TableWriter<E>, [E]) throws(EntityStoreError) -> Void
+    /// Calls `body` on every entity of a view, in insertion order.
+    @usableFromInline
+    package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void
+
+    @inlinable
+    package init() {
+        insert = { writer, batch throws(EntityStoreError) in try writer.insert(contentsOf: batch) }
+        forEach = { view, body in
+            for entity in view { try body(entity) }
+        }
+    }
+}
