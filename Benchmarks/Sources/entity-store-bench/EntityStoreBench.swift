@@ -17,7 +17,7 @@ struct EntityStoreBench: ParsableCommand {
     @Option(help: "Measured repetitions per figure, after one warm-up run (default: 5, or 3 from 1,000,000 entities).")
     var repetitions: Int?
 
-    @Flag(help: "Also measure the raw SQLite baselines of the persistence figures (printed on standard error).")
+    @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
     func validate() throws {
@@ -72,6 +72,13 @@ struct EntityStoreBench: ParsableCommand {
         for figure in grdb { report.add(figure) }
         report.notes.append("GRDB: temporary SQLite file, DatabaseQueue with default configuration; "
             + "grdb_lookup uses \(grouped(min(data.lookupIDs.count, GRDBFigures.maxLookups))) fetches")
+
+        let atRest = report.figures.first { $0.name == "commit_p99_us" }?.value ?? .nan
+        let persistence = try phase("persistence (snapshot, restore, incremental save, commits during snapshot)") {
+            try figures.persistence(store: store, commitP99AtRest: atRest)
+        }
+        for figure in persistence.figures { report.add(figure) }
+        report.notes.append(contentsOf: persistence.notes)
 
         if sqliteBaselines {
             let baselines = try phase("raw SQLite persistence baselines") {
