@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// Measures EntityStore against a plain Dictionary, raw SQLite and GRDB, in one process
 /// on the same generated data, and reports every figure as a ratio to its baseline.
@@ -14,6 +15,9 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Print one JSON object per size on standard output instead of a table.")
     var json = false
 
+    @Option(help: "Also write the JSON objects (one line per size) to this file, whatever the standard output holds.")
+    var jsonOutput: String?
+
     @Option(help: "Measured repetitions per figure, after one warm-up run (default: 5, or 3 from 1,000,000 entities).")
     var repetitions: Int?
 
@@ -27,9 +31,14 @@ struct EntityStoreBench: ParsableCommand {
 
     func run() throws {
         let sizes = size.map { [$0] } ?? [10_000, 100_000, 1_000_000]
+        var lines: [String] = []
         for size in sizes {
             let report = try benchmark(size: size)
             print(json ? report.json() : report.table() + "\n")
+            lines.append(report.json())
+            if let jsonOutput {
+                try (lines.joined(separator: "\n") + "\n").write(toFile: jsonOutput, atomically: true, encoding: .utf8)
+            }
         }
     }
 
