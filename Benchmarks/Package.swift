@@ -22,6 +22,7 @@ let package = Package(
                 "CBenchSupport",
                 .product(name: "EntityStore", package: "EntityStore"),
                 .product(name: "StoreCore", package: "EntityStore"),
+                .product(name: "EntityStoreSQLite", package: "EntityStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

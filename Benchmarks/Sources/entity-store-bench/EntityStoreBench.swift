@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// Measures EntityStore against a plain Dictionary, raw SQLite and GRDB, in one process
 /// on the same generated data, and reports every figure as a ratio to its baseline.
@@ -14,10 +15,13 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Print one JSON object per size on standard output instead of a table.")
     var json = false
 
+    @Option(help: "Also write the JSON objects (one line per size) to this file, whatever the standard output holds.")
+    var jsonOutput: String?
+
     @Option(help: "Measured repetitions per figure, after one warm-up run (default: 5, or 3 from 1,000,000 entities).")
     var repetitions: Int?
 
-    @Flag(help: "Also measure the raw SQLite baselines of the persistence figures (printed on standard error).")
+    @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
     func validate() throws {
@@ -27,9 +31,14 @@ struct EntityStoreBench: ParsableCommand {
 
     func run() throws {
         let sizes = size.map { [$0] } ?? [10_000, 100_000, 1_000_000]
+        var lines: [String] = []
         for size in sizes {
             let report = try benchmark(size: size)
             print(json ? report.json() : report.table() + "\n")
+            lines.append(report.json())
+            if let jsonOutput {
+                try (lines.joined(separator: "\n") + "\n").write(toFile: jsonOutput, atomically: true, encoding: .utf8)
+            }
         }
     }
 
@@ -72,6 +81,13 @@ struct EntityStoreBench: ParsableCommand {
         for figure in grdb { report.add(figure) }
         report.notes.append("GRDB: temporary SQLite file, DatabaseQueue with default configuration; "
             + "grdb_lookup uses \(grouped(min(data.lookupIDs.count, GRDBFigures.maxLookups))) fetches")
+
+        let atRest = report.figures.first { $0.name == "commit_p99_us" }?.value ?? .nan
+        let persistence = try phase("persistence (snapshot, restore, incremental save, commits during snapshot)") {
+            try figures.persistence(store: store, commitP99AtRest: atRest)
+        }
+        for figure in persistence.figures { report.add(figure) }
+        report.notes.append(contentsOf: persistence.notes)
 
         if sqliteBaselines {
             let baselines = try phase("raw SQLite persistence baselines") {

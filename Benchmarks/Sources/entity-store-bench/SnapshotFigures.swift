@@ -1,0 +1,99 @@
+import EntityStore
+import EntityStoreSQLite
+
+/// The four persistence figures of `EntityStoreSQLite`, each against a baseline measured
+/// in the same run on the same store.
+extension StoreFigures {
+    /// `snapshot`, `restore`, `incremental_save_1pct` and `commit_p99_during_snapshot_us`
+    /// on `store` (which holds the N entities), plus notes. `commitP99AtRest` is the
+    /// `commit_p99_us` figure of the same size. The store receives commits (1% updates,
+    /// then one-entity updates).
+    func persistence(store: EntityStore, commitP99AtRest: Double) throws -> (figures: [Figure], notes: [String]) {
+        let count = store.state[items].count
+        var notes: [String] = []
+
+        // snapshot: store.snapshot(to:) into a new temporary file.
+        let rawSnapshotRate = try rawSnapshotRate(store: store)
+        var fileSize = 0
+        let snapshotSeconds = try repetitions.medianOf {
+            let file = TemporaryFile(prefix: "snapshot")
+            defer { file.remove() }
+            var summary: SnapshotSummary?
+            let elapsed = try seconds { summary = try store.snapshot(to: file.path) }
+            if let summary {
+                fileSize = summary.fileSize
+                if summary.rowCount != count { progress("warning: snapshot wrote \(summary.rowCount) rows, expected \(count)") }
+            }
+            return elapsed
+        }
+        let snapshotRate = Double(count) / snapshotSeconds
+        notes.append("snapshot: file of \(grouped(fileSize)) bytes (\(String(format2: Double(fileSize) / Double(count))) B/entity)")
+
+        // restore: store.restore(from:) into an empty store of the same schema.
+        let rawRestoreRate = try rawRestoreRate(store: store)
+        let source = TemporaryFile(prefix: "restore")
+        defer { source.remove() }
+        try store.snapshot(to: source.path)
+        let expected = store.state[items]
+        let restoreSeconds = try repetitions.medianOf {
+            let target = try makeEmptyStore()
+            let elapsed = try seconds { try target.restore(from: source.path) }
+            let restored = target.state[items]
+            if restored.count != count || restored.find(count) != expected.find(count)
+                || restored.filter(\.ownerID, equals: 1).count != expected.filter(\.ownerID, equals: 1).count {
+                progress("warning: the restored store differs from the snapshotted one")
+            }
+            return elapsed
+        }
+        let restoreRate = Double(count) / restoreSeconds
+
+        // incremental_save_1pct: SnapshotFile.save() after one commit updating 1% of the
+        // entities, on a file that already holds the full snapshot.
+        let changed = max(1, count / 100)
+        var rng = SplitMix64(seed: 0x1BC7)
+        let saveSeconds = try repetitions.medianOf {
+            let file = TemporaryFile(prefix: "incremental")
+            defer { file.remove() }
+            let snapshotFile = try SnapshotFile(store: store, path: file.path)
+            let ids = randomIDs(changed, of: count, rng: &rng)
+            try store.write { tx in for id in ids { _ = try tx[items].update(id) { $0.quantity += 1 } } }
+            var summary: SnapshotSummary?
+            let elapsed = try seconds { summary = try snapshotFile.save() }
+            if let summary, summary.rowCount != changed {
+                progress("warning: incremental save wrote \(summary.rowCount) rows, expected \(changed)")
+            }
+            return elapsed
+        }
+        let saveMilliseconds = saveSeconds * 1e3
+        let fullMilliseconds = snapshotSeconds * 1e3
+        notes.append("incremental_save_1pct: \(grouped(changed)) entities changed in one commit before each save")
+
+        // commit_p99_during_snapshot_us: commits while store.snapshot(to:) runs back to back
+        // on another thread.
+        let (_, duringP99, snapshots) = try commitLatency(store: store, whileRunning: {
+            let file = TemporaryFile(prefix: "background")
+            defer { file.remove() }
+            try store.snapshot(to: file.path)
+        })
+        notes.append("commit_p99_during_snapshot_us: \(snapshots) snapshots completed while the commits ran")
+
+        return ([
+            Figure(
+                name: "snapshot", value: snapshotRate, unit: "rows/s", baseline: rawSnapshotRate,
+                ratio: snapshotRate / rawSnapshotRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
+                baselineMeaning: "raw SQLite: prepared INSERT per row, one transaction, new file"),
+            Figure(
+                name: "restore", value: restoreRate, unit: "rows/s", baseline: rawRestoreRate,
+                ratio: restoreRate / rawRestoreRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
+                baselineMeaning: "raw SQLite: SELECT stepped into [Int: BenchItem]"),
+            Figure(
+                name: "incremental_save_1pct", value: saveMilliseconds, unit: "ms", baseline: fullMilliseconds,
+                ratio: saveMilliseconds / fullMilliseconds, ratioMeaning: "incremental / full", direction: .lowerIsBetter,
+                baselineMeaning: "our full snapshot (snapshot figure), ms"),
+            Figure(
+                name: "commit_p99_during_snapshot_us", value: duringP99, unit: "µs", baseline: commitP99AtRest,
+                ratio: duringP99 / commitP99AtRest, ratioMeaning: "during / at rest", direction: .lowerIsBetter,
+                baselineMeaning: "commit_p99_us at rest"),
+        ], notes)
+    }
+}
