@@ -10,7 +10,7 @@ extension EntityStore {
     public func derived<E: Entity>(_ table: Table<E>, id: E.ID) -> DerivedQuery<E?> {
         let name = table.name
         let derived = DerivedQuery<E?>(initial: state[table].find(id)) { changes, _ in
-            changes.current[Table<E>(name)].find(id)
+            changes.current[table].find(id)
         }
         watch(derived, table: name, ids: [WatchKey(id)])
         return derived
@@ -23,7 +23,7 @@ extension EntityStore {
         guard let initial = state[table].find(id) else { throw .missingID(table: table.name, id: describeID(id)) }
         let name = table.name
         let derived = DerivedQuery<E>(initial: initial) { changes, last in
-            changes.current[Table<E>(name)].find(id) ?? last
+            changes.current[table].find(id) ?? last
         }
         watch(derived, table: name, ids: [WatchKey(id)])
         return derived
@@ -34,7 +34,7 @@ extension EntityStore {
     public func derived<E: Entity>(_ table: Table<E>, ids: [E.ID]) -> DerivedQuery<[E]> {
         let name = table.name
         let derived = DerivedQuery<[E]>(initial: ids.compactMap { state[table].find($0) }) { changes, _ in
-            let view = changes.current[Table<E>(name)]
+            let view = changes.current[table]
             return ids.compactMap { view.find($0) }
         }
         watch(derived, table: name, ids: ids.map { WatchKey($0) })
@@ -86,7 +86,7 @@ extension EntityStore {
     ) -> DerivedQuery<[E]> {
         let name = table.name
         let derived = DerivedQuery<[E]>(initial: initial) { changes, _ in
-            let view = changes.current[Table<E>(name)]
+            let view = changes.current[table]
             if changes.current.changeSet.replacedAll {
                 members.removeAll()
                 for (_, id) in view.storage.order {
@@ -95,7 +95,7 @@ extension EntityStore {
                 return members.values(in: view)
             }
             var touched = false
-            for id in changes.current.changeSet[Table<E>(name)].changedIDs {
+            for id in changes.current.changeSet[table].changedIDs {
                 let wasMember = members.remove(id)
                 if let row = view.storage.rows[id], let at = position(row) {
                     members.insert(id, at: at)

@@ -18,6 +18,9 @@ public struct DiffCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    @Flag(help: "No progress bars.")
+    var quiet = false
+
     public init() {}
 
     /// The differences of one table.
@@ -29,8 +32,8 @@ public struct DiffCommand: ParsableCommand {
     }
 
     public func run() throws {
-        let left = try reportingFailures(first) { try EntityStore.restoringDynamic(from: first) }.state
-        let right = try reportingFailures(second) { try EntityStore.restoringDynamic(from: second) }.state
+        let left = try restoreDynamic(first, quiet: quiet).state
+        let right = try restoreDynamic(second, quiet: quiet).state
         let names = Set(left.tableNames).union(right.tableNames).sorted()
         var diffs: [(String, TableDiff)] = []
         for name in names {

@@ -40,7 +40,7 @@ public struct ExportCommand: ParsableCommand {
 
     public func run() throws {
         if let output, format == .json { try OutputFile.checkWritable(output, force: force) }
-        let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
+        let store = try restoreDynamic(snapshot, quiet: quiet)
         let state = store.state
         var tables: [(name: String, records: [DynamicRecord])] = []
         for name in state.tableNames {

@@ -37,6 +37,9 @@ public struct QueryCommand: ParsableCommand {
     @Flag(help: "Print how the query runs (index or scan) on standard error.")
     var explain = false
 
+    @Flag(help: "No progress bars.")
+    var quiet = false
+
     public init() {}
 
     public mutating func validate() throws {
@@ -52,7 +55,7 @@ public struct QueryCommand: ParsableCommand {
     }
 
     public func run() throws {
-        let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
+        let store = try restoreDynamic(snapshot, quiet: quiet)
         guard store.state.tableNames.contains(table) else {
             throw CommandFailure("\(snapshot): no table '\(table)' (tables: \(store.state.tableNames.joined(separator: ", ")))")
         }
