@@ -37,8 +37,13 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     @usableFromInline
     var indexes: [IndexBoxBase]
 
+    /// Whether an insert must be validated (only unique indexes can refuse one).
+    @usableFromInline
+    let hasUniqueIndex: Bool
+
     init(descriptor: Table<E>) {
         self.descriptor = descriptor
+        self.hasUniqueIndex = descriptor.indexes.contains { $0.kind == .unique }
         self.indexes = descriptor.indexes.map { $0.makeBox() }
     }
 

@@ -77,7 +77,7 @@ public struct TableWriter<E: Entity> {
     static func insert(
         _ entity: E, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
-        if table.indexes.isEmpty {
+        if !table.hasUniqueIndex {
             guard table.insertRowIfAbsent(entity, revision: revision) else {
                 throw .duplicateID(table: table.name, id: describeID(entity.id))
             }
