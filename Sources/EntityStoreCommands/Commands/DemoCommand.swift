@@ -111,6 +111,9 @@ public struct DemoCommand: ParsableCommand {
         print(problems.isEmpty ? "Invariants: all indexes agree with their tables." : "Invariants: \(problems.count) problems: \(problems.prefix(3))")
         guard problems.isEmpty, equal, report.isSound else { throw CommandFailure("the demo found a problem (see above)") }
         print("Summary: \(total) entities, load \(rate(total, loadTime)) entities/s, snapshot \(written.fileSize / 1024) KiB at \(rate(written.rowCount, written.duration)) rows/s, restore \(rate(read.rowCount, read.duration)) rows/s")
+        #if DEBUG
+        print("(This is a debug build; `swift run -c release entity-store demo` shows representative speed.)")
+        #endif
     }
 
     /// Whether two views hold the same entities.
