@@ -14,6 +14,7 @@ struct IncrementalWriter {
         do {
             connection = try SQLiteConnection(path: path, mode: .readWrite)
             try connection.setPragma("synchronous", "FULL")
+            try connection.setPragma("cache_size", "-65536")
         } catch {
             throw SnapshotError(error, path: path)
         }
