@@ -26,3 +26,50 @@ protocol EntityIndex<Element>: Sendable {
     /// Describes every disagreement between the index and the table's rows (debug checks).
     func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String]
 }
+
+/// An index over one key computed from each entity (`nil`: not indexed). It gets the
+/// key-change logic of `update` and the invariant scan from here, and states only how it
+/// stores one entry.
+@usableFromInline
+protocol KeyedEntityIndex: EntityIndex {
+    associatedtype Key: Equatable & Sendable
+    /// The index's kind, for messages.
+    var kindName: String { get }
+    /// The key of an entity, or nil if it is not indexed.
+    var key: @Sendable (Element) -> Key? { get }
+    /// Whether the index holds the entry of row `id` (insertion position `sequence`) under `key`.
+    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool
+    /// The number of entries stored.
+    var entryCount: Int { get }
+    /// Problems of the index's own structure, beyond agreement with the rows.
+    var structuralProblems: [String] { get }
+}
+
+extension KeyedEntityIndex {
+    @inlinable
+    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
+        if key(old) == key(new) { return }
+        remove(old, sequence: sequence)
+        insert(new, sequence: sequence)
+    }
+
+    @usableFromInline
+    var structuralProblems: [String] { [] }
+
+    @usableFromInline
+    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
+        var problems: [String] = []
+        var expected = 0
+        for (id, row) in rows {
+            guard let key = key(row.value) else { continue }
+            expected += 1
+            if !holds(id, under: key, sequence: row.sequence) {
+                problems.append("\(kindName) index '\(name)': no entry for \(id) under key \(key)")
+            }
+        }
+        if entryCount != expected {
+            problems.append("\(kindName) index '\(name)': \(entryCount) entries for \(expected) keyed rows")
+        }
+        return problems + structuralProblems
+    }
+}

@@ -3,7 +3,7 @@ import HashTreeCollections
 /// A grouped index: each key maps to the IDs of every entity with that key, in insertion
 /// order. Entities whose key is `nil` are not indexed.
 @usableFromInline
-struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex {
     @usableFromInline
     let name: String
     @usableFromInline
@@ -53,27 +53,16 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
         if emptied { groups.removeValue(forKey: key) }
     }
 
-    @inlinable
-    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
-        if key(old) == key(new) { return }
-        remove(old, sequence: sequence)
-        insert(new, sequence: sequence)
+
+}
+
+extension GroupedIndex {
+    @usableFromInline var kindName: String { "grouped" }
+    @usableFromInline var entryCount: Int { groups.values.reduce(0) { $0 + $1.count } }
+    @usableFromInline var structuralProblems: [String] {
+        groups.values.contains(where: \.isEmpty) ? ["grouped index '\(name)': an empty group was kept"] : []
     }
 
-    @inlinable
-    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
-        var problems: [String] = []
-        var expected = 0
-        for (id, row) in rows {
-            guard let key = key(row.value) else { continue }
-            expected += 1
-            if groups[key]?[row.sequence] != id {
-                problems.append("grouped index '\(name)': group \(key) lacks \(id)")
-            }
-        }
-        let stored = groups.values.reduce(0) { $0 + $1.count }
-        if stored != expected { problems.append("grouped index '\(name)': \(stored) entries for \(expected) keyed rows") }
-        if groups.values.contains(where: { $0.isEmpty }) { problems.append("grouped index '\(name)': empty group kept") }
-        return problems
-    }
+    @usableFromInline
+    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool { groups[key]?[sequence] == id }
 }

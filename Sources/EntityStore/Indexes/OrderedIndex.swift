@@ -25,7 +25,7 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
 /// sorted iteration. Inserts and removes are O(log n) in a persistent B-tree; nothing is
 /// ever re-sorted. Entities whose key is `nil` are not indexed.
 @usableFromInline
-struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: EntityIndex {
+struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityIndex {
     @usableFromInline
     let name: String
     @usableFromInline
@@ -56,27 +56,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: EntityIndex {
         entries.removeValue(forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
-    @inlinable
-    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
-        if key(old) == key(new) { return }
-        remove(old, sequence: sequence)
-        insert(new, sequence: sequence)
-    }
 
-    @inlinable
-    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
-        var problems: [String] = []
-        var expected = 0
-        for (id, row) in rows {
-            guard let key = key(row.value) else { continue }
-            expected += 1
-            if entries[OrderedIndexKey(key: key, sequence: row.sequence)] != id {
-                problems.append("ordered index '\(name)': entry for \(id) missing")
-            }
-        }
-        if entries.count != expected { problems.append("ordered index '\(name)': \(entries.count) entries for \(expected) keyed rows") }
-        return problems
-    }
 }
 
 extension OrderedIndex {
@@ -142,5 +122,15 @@ struct DescendingIDs<Key: Comparable & Sendable, ID>: Sequence, IteratorProtocol
             run.append(element.value)
         }
         return run.popLast()
+    }
+}
+
+extension OrderedIndex {
+    @usableFromInline var kindName: String { "ordered" }
+    @usableFromInline var entryCount: Int { entries.count }
+
+    @usableFromInline
+    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool {
+        entries[OrderedIndexKey(key: key, sequence: sequence)] == id
     }
 }

@@ -3,7 +3,7 @@ import HashTreeCollections
 /// A unique index: each key maps to at most one entity ID. Entities whose key is `nil`
 /// are not indexed (as in SQL, `nil` never collides).
 @usableFromInline
-struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
+struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex {
     @usableFromInline
     let name: String
     @usableFromInline
@@ -47,26 +47,13 @@ struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: EntityIndex {
         entries.removeValue(forKey: key)
     }
 
-    @inlinable
-    mutating func update(from old: Element, to new: Element, sequence: UInt64) {
-        let oldKey = key(old), newKey = key(new)
-        if oldKey == newKey { return }
-        remove(old, sequence: sequence)
-        insert(new, sequence: sequence)
-    }
 
-    @inlinable
-    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
-        var problems: [String] = []
-        var expected = 0
-        for (id, row) in rows {
-            guard let key = key(row.value) else { continue }
-            expected += 1
-            if entries[key] != id { problems.append("unique index '\(name)': key \(key) does not map to \(id)") }
-        }
-        if entries.count != expected {
-            problems.append("unique index '\(name)': \(entries.count) entries for \(expected) keyed rows")
-        }
-        return problems
-    }
+}
+
+extension UniqueIndex {
+    @usableFromInline var kindName: String { "unique" }
+    @usableFromInline var entryCount: Int { entries.count }
+
+    @usableFromInline
+    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool { entries[key] == id }
 }
