@@ -24,7 +24,7 @@ protocol EntityIndex<Element>: Sendable {
     mutating func update(from old: Element, to new: Element, sequence: UInt64)
 
     /// Describes every disagreement between the index and the table's rows (debug checks).
-    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String]
+    func invariantViolations(rows: RowsOf<Element>) -> [String]
 }
 
 /// An index over one key computed from each entity (`nil`: not indexed). It gets the
@@ -57,7 +57,7 @@ extension KeyedEntityIndex {
     var structuralProblems: [String] { [] }
 
     @usableFromInline
-    func invariantViolations(rows: TreeDictionary<Element.ID, Row<Element>>) -> [String] {
+    func invariantViolations(rows: RowsOf<Element>) -> [String] {
         var problems: [String] = []
         var expected = 0
         for (id, row) in rows {

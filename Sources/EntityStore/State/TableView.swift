@@ -22,7 +22,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     /// The store revision that last changed this table. O(1).
     @inlinable public var version: UInt64 { storage.version }
 
-    /// The entity with `id`, if any. O(1) expected (hash trie lookup).
+    /// The entity with `id`, if any. O(1) expected: one hash probe (two while recent changes sit in the row map's overlay).
     @inlinable public func find(_ id: E.ID) -> E? { storage.rows[id]?.value }
 
     /// The entity with `id`, if any. O(1) expected.
@@ -49,10 +49,10 @@ public struct TableView<E: Entity>: Sendable, Sequence {
         @usableFromInline
         var order: SortedMap<UInt64, E.ID>.Iterator
         @usableFromInline
-        let rows: TreeDictionaryRows<E>
+        let rows: RowsOf<E>
 
         @inlinable
-        init(order: SortedMap<UInt64, E.ID>.Iterator, rows: TreeDictionaryRows<E>) {
+        init(order: SortedMap<UInt64, E.ID>.Iterator, rows: RowsOf<E>) {
             self.order = order
             self.rows = rows
         }

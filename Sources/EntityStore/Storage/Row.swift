@@ -23,4 +23,4 @@ struct Row<E: Entity>: Sendable {
 
 /// The row map of a table of `E`.
 @usableFromInline
-typealias TreeDictionaryRows<E: Entity> = TreeDictionary<E.ID, Row<E>>
+typealias RowsOf<E: Entity> = RowMap<E.ID, Row<E>>

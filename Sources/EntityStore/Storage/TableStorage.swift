@@ -16,15 +16,16 @@ protocol AnyTableStorage: Sendable {
 
 /// The rows of one table and its secondary indexes.
 ///
-/// Every part is a persistent structure (a hash trie for rows, B-trees for orders), so a
-/// copy is O(1) and a write to a shared copy duplicates only the O(log n) path it touches:
-/// an observer holding a previous state never makes the next commit O(n).
+/// A copy is O(1), and a write to a copy shared with older states touches only O(log n)
+/// nodes: rows live in a ``RowMap`` (a flat hash table plus a persistent overlay, folded
+/// back once per n/16 such writes), orders and indexes in persistent B-trees and hash
+/// tries. An observer holding a previous state never makes the next commit O(n).
 @usableFromInline
 struct TableStorage<E: Entity>: AnyTableStorage {
     @usableFromInline
     let descriptor: Table<E>
     @usableFromInline
-    var rows = TreeDictionary<E.ID, Row<E>>()
+    var rows = RowMap<E.ID, Row<E>>()
     /// Insertion order: row sequence -> ID.
     @usableFromInline
     var order = SortedMap<UInt64, E.ID>()
@@ -83,7 +84,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     }
 
     /// Adds a row for `entity` if its ID is absent; returns false, changing nothing, if it
-    /// is present. One hash-trie operation instead of a lookup then an insert. O(log n).
+    /// is present. One map operation instead of a lookup then an insert. O(1) amortized.
     @inlinable
     mutating func insertRowIfAbsent(_ entity: E, revision: UInt64) -> Bool {
         let sequence = nextSequence

@@ -1,0 +1,131 @@
+import HashTreeCollections
+
+/// The row map of a table: a flat hash table for fast lookups, plus a small persistent
+/// overlay of the changes made while the flat table is shared with older states.
+///
+/// Why two parts: a plain `Dictionary` looks a key up with one probe, but a commit on a
+/// dictionary that an older state still holds would copy all of it (O(n) per commit). A
+/// persistent hash trie copies only O(log n) nodes, but every lookup walks several trie
+/// levels. So writes go straight into the flat table while this map owns it alone (a
+/// bulk load, a restore, a long transaction), and into the persistent overlay while it is
+/// shared (a commit with an observer holding `previous`). When the overlay outgrows a
+/// sixteenth of the table it is folded into a new flat table, an O(n) step paid once per
+/// n/16 overlay writes. Lookups probe the overlay only when it is not empty.
+@usableFromInline
+struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// The flat table, in a box so that sole ownership can be tested.
+    @usableFromInline
+    var base: Base
+    /// Changes since `base` was built: a value, or nil for a removed key.
+    @usableFromInline
+    var overlay = TreeDictionary<Key, Value?>()
+    /// The number of keys present.
+    @usableFromInline
+    private(set) var count = 0
+
+    /// Holds the flat table; mutated only while uniquely referenced.
+    @usableFromInline
+    final class Base: @unchecked Sendable {
+        // `@unchecked Sendable` is safe: `entries` holds Sendable keys and values and is
+        // mutated only after `isKnownUniquelyReferenced` proved this box has one owner,
+        // so no other thread or table version can observe the mutation.
+        @usableFromInline
+        var entries: [Key: Value]
+
+        @inlinable
+        init(_ entries: [Key: Value]) {
+            self.entries = entries
+        }
+    }
+
+    @inlinable
+    init() {
+        base = Base([:])
+    }
+
+    /// The value stored for `key`. O(1) expected: one probe, plus a trie lookup while
+    /// the overlay is not empty.
+    @inlinable
+    subscript(key: Key) -> Value? {
+        get {
+            if !overlay.isEmpty, let changed = overlay[key] { return changed }
+            return base.entries[key]
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+        }
+    }
+
+    /// Stores `value` for `key`; returns the value it replaced. O(1) amortized when this
+    /// map owns its flat table, O(log k) in the overlay's size otherwise.
+    @inlinable
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
+        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
+            let old = base.entries.updateValue(value, forKey: key)
+            if old == nil { count += 1 }
+            return old
+        }
+        let old = self[key]
+        overlay[key] = .some(value)
+        if old == nil { count += 1 }
+        compactIfNeeded()
+        return old
+    }
+
+    /// Removes `key`; returns the value it held. Costs as `updateValue`.
+    @inlinable
+    @discardableResult
+    mutating func removeValue(forKey key: Key) -> Value? {
+        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
+            let old = base.entries.removeValue(forKey: key)
+            if old != nil { count -= 1 }
+            return old
+        }
+        guard let old = self[key] else { return nil }
+        if base.entries[key] != nil {
+            overlay[key] = .some(nil)
+        } else {
+            overlay.removeValue(forKey: key)
+        }
+        count -= 1
+        compactIfNeeded()
+        return old
+    }
+
+    /// Folds the overlay into a new flat table once it is large enough to slow lookups.
+    @inlinable
+    mutating func compactIfNeeded() {
+        guard overlay.count > Swift.max(64, base.entries.count / 16) else { return }
+        var entries = base.entries
+        for (key, value) in overlay {
+            if let value { entries[key] = value } else { entries.removeValue(forKey: key) }
+        }
+        base = Base(entries)
+        overlay = TreeDictionary()
+    }
+}
+
+extension RowMap: Sequence {
+    /// Every key and value, in no defined order. O(1) per element.
+    @inlinable
+    func makeIterator() -> AnyIterator<(key: Key, value: Value)> {
+        let overlay = self.overlay
+        var baseIterator = base.entries.makeIterator()
+        var overlayIterator = overlay.makeIterator()
+        return AnyIterator {
+            while let (key, value) = baseIterator.next() {
+                if overlay.isEmpty { return (key, value) }
+                if overlay[key] == nil { return (key, value) }
+            }
+            while let (key, value) = overlayIterator.next() {
+                if let value { return (key, value) }
+            }
+            return nil
+        }
+    }
+
+    /// The number of keys. O(1).
+    @inlinable
+    var underestimatedCount: Int { count }
+}
