@@ -29,7 +29,11 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         // `@unchecked Sendable` is safe: `entries` holds Sendable keys and values and is
         // mutated only after `isKnownUniquelyReferenced` proved this box has one owner,
         // so no other thread or table version can observe the mutation.
+        // Unchecked exclusivity: the box is reached only through a `RowMap` value, whose
+        // own exclusivity Swift enforces statically, so the dynamic check on every lookup
+        // would only cost time.
         @usableFromInline
+        @exclusivity(unchecked)
         var entries: [Key: Value]
 
         @inlinable
@@ -91,6 +95,23 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         count -= 1
         compactIfNeeded()
         return old
+    }
+
+    /// Prepares for `additional` inserts: grows the flat table once instead of doubling it
+    /// repeatedly, and when the table is shared and the batch is large, folds into a new
+    /// flat table now (the overlay would be folded during the batch anyway). O(n) at most.
+    @inlinable
+    mutating func reserveCapacity(adding additional: Int) {
+        guard additional > 0 else { return }
+        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
+            base.entries.reserveCapacity(count + additional)
+            return
+        }
+        guard additional > Swift.max(64, base.entries.count / 16) else { return }
+        var entries = [Key: Value](minimumCapacity: count + additional)
+        for (key, value) in self { entries[key] = value }
+        base = Base(entries)
+        overlay = TreeDictionary()
     }
 
     /// Folds the overlay into a new flat table once it is large enough to slow lookups.

@@ -60,6 +60,7 @@ public struct TableWriter<E: Entity> {
     @inlinable
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            table.rows.reserveCapacity(adding: entities.underestimatedCount)
             var undo = UndoLog<E>(table: table, tracker: tracker)
             do throws(EntityStoreError) {
                 for entity in entities {
