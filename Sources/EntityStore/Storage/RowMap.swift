@@ -13,47 +13,41 @@ import HashTreeCollections
 /// n/16 overlay writes. Lookups probe the overlay only when it is not empty.
 @usableFromInline
 struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// The flat table, in a box so that sole ownership can be tested.
+    /// The flat table. Stored inline (no box) so a lookup is a direct probe.
     @usableFromInline
-    var base: Base
-    /// Changes since `base` was built: a value, or nil for a removed key.
+    var entries: [Key: Value] = [:]
+    /// Shared exactly when `entries` is: both are copied together with the map, so
+    /// `isKnownUniquelyReferenced(&owner)` tells whether writing `entries` in place is
+    /// safe (a write to a shared `entries` would copy the whole table).
+    @usableFromInline
+    var owner = Owner()
+    /// Changes since `entries` was last written in place: a value, or nil for a removed key.
     @usableFromInline
     var overlay = TreeDictionary<Key, Value?>()
     /// The number of keys present.
     @usableFromInline
     private(set) var count = 0
 
-    /// Holds the flat table; mutated only while uniquely referenced.
+    /// The token whose reference count mirrors the sharing of `entries`.
     @usableFromInline
-    final class Base: @unchecked Sendable {
-        // `@unchecked Sendable` is safe: `entries` holds Sendable keys and values and is
-        // mutated only after `isKnownUniquelyReferenced` proved this box has one owner,
-        // so no other thread or table version can observe the mutation.
-        // Unchecked exclusivity: the box is reached only through a `RowMap` value, whose
-        // own exclusivity Swift enforces statically, so the dynamic check on every lookup
-        // would only cost time.
-        @usableFromInline
-        @exclusivity(unchecked)
-        var entries: [Key: Value]
-
+    final class Owner: Sendable {
         @inlinable
-        init(_ entries: [Key: Value]) {
-            self.entries = entries
-        }
+        init() {}
     }
 
     @inlinable
-    init() {
-        base = Base([:])
-    }
+    init() {}
 
     /// The value stored for `key`. O(1) expected: one probe, plus a trie lookup while
     /// the overlay is not empty.
     @inlinable
     subscript(key: Key) -> Value? {
         get {
-            if !overlay.isEmpty, let changed = overlay[key] { return changed }
-            return base.entries[key]
+            // Separate paths, so the common one (no overlay) is a bare dictionary probe the
+            // optimizer can read single fields from without copying the whole row.
+            if overlay.isEmpty { return entries[key] }
+            if let changed = overlay[key] { return changed }
+            return entries[key]
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
@@ -65,8 +59,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
-            let old = base.entries.updateValue(value, forKey: key)
+        if overlay.isEmpty, isKnownUniquelyReferenced(&owner) {
+            let old = entries.updateValue(value, forKey: key)
             if old == nil { count += 1 }
             return old
         }
@@ -81,13 +75,13 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
-        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
-            let old = base.entries.removeValue(forKey: key)
+        if overlay.isEmpty, isKnownUniquelyReferenced(&owner) {
+            let old = entries.removeValue(forKey: key)
             if old != nil { count -= 1 }
             return old
         }
         guard let old = self[key] else { return nil }
-        if base.entries[key] != nil {
+        if entries[key] != nil {
             overlay[key] = .some(nil)
         } else {
             overlay.removeValue(forKey: key)
@@ -103,26 +97,27 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     mutating func reserveCapacity(adding additional: Int) {
         guard additional > 0 else { return }
-        if overlay.isEmpty, isKnownUniquelyReferenced(&base) {
-            base.entries.reserveCapacity(count + additional)
+        if overlay.isEmpty, isKnownUniquelyReferenced(&owner) {
+            entries.reserveCapacity(count + additional)
             return
         }
-        guard additional > Swift.max(64, base.entries.count / 16) else { return }
-        var entries = [Key: Value](minimumCapacity: count + additional)
-        for (key, value) in self { entries[key] = value }
-        base = Base(entries)
+        guard additional > Swift.max(64, entries.count / 16) else { return }
+        var folded = [Key: Value](minimumCapacity: count + additional)
+        for (key, value) in self { folded[key] = value }
+        entries = folded
+        owner = Owner()
         overlay = TreeDictionary()
     }
 
     /// Folds the overlay into a new flat table once it is large enough to slow lookups.
     @inlinable
     mutating func compactIfNeeded() {
-        guard overlay.count > Swift.max(64, base.entries.count / 16) else { return }
-        var entries = base.entries
+        guard overlay.count > Swift.max(64, entries.count / 16) else { return }
+        // A fresh owner first: the copy-on-write below then copies the shared table once.
+        owner = Owner()
         for (key, value) in overlay {
             if let value { entries[key] = value } else { entries.removeValue(forKey: key) }
         }
-        base = Base(entries)
         overlay = TreeDictionary()
     }
 }
@@ -132,7 +127,7 @@ extension RowMap: Sequence {
     @inlinable
     func makeIterator() -> AnyIterator<(key: Key, value: Value)> {
         let overlay = self.overlay
-        var baseIterator = base.entries.makeIterator()
+        var baseIterator = entries.makeIterator()
         var overlayIterator = overlay.makeIterator()
         return AnyIterator {
             while let (key, value) = baseIterator.next() {
