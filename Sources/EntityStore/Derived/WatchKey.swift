@@ -1,8 +1,8 @@
 /// A watched entity ID, hashable across entity types.
 ///
-/// `AnyHashable` is not `Sendable` in general, but every value wrapped here is an
-/// `Entity.ID`, which the `Entity` protocol requires to be `Sendable`; the wrapper is only
-/// created by `init(_:)` below, whose parameter enforces that.
+/// `@unchecked Sendable` is safe: `AnyHashable` is not `Sendable` in general, but both
+/// initializers below accept only `Sendable` values (entity IDs, which the `Entity`
+/// protocol requires to be `Sendable`), so the wrapped value always is.
 struct WatchKey: Hashable, @unchecked Sendable {
     let base: AnyHashable
 

@@ -46,6 +46,14 @@ protocol KeyedEntityIndex: EntityIndex {
 }
 
 extension KeyedEntityIndex {
+    /// No constraint to check by default; only unique indexes refuse writes.
+    @inlinable
+    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
+
+    /// No constraint to check by default; only unique indexes refuse writes.
+    @inlinable
+    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
+
     @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
         if key(old) == key(new) { return }

@@ -32,11 +32,6 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     var keyCounts: [(key: Key, count: Int)] { groups.map { ($0.key, $0.value.count) } }
 
     @inlinable
-    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
-    @inlinable
-    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
-
-    @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)

@@ -40,11 +40,6 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     }
 
     @inlinable
-    func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {}
-    @inlinable
-    func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
-
-    @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }
         entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
