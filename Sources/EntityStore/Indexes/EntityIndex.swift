@@ -22,6 +22,11 @@ protocol EntityIndex<Element>: Sendable {
     mutating func remove(_ entity: Element, sequence: UInt64)
     /// Moves the entry of one row from `old`'s key to `new`'s; nothing when the key is unchanged.
     mutating func update(from old: Element, to new: Element, sequence: UInt64)
+    /// Fills an empty index with `entities`, whose insertion positions are `firstSequence`,
+    /// `firstSequence + 1`, and so on: how a bulk load into an empty table builds its
+    /// indexes in one pass instead of one insert at a time.
+    /// - Throws: a constraint violation, after which the caller discards the index.
+    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError)
 
     /// Describes every disagreement between the index and the table's rows (debug checks).
     func invariantViolations(rows: RowsOf<Element>) -> [String]
@@ -43,6 +48,19 @@ protocol KeyedEntityIndex: EntityIndex {
     var entryCount: Int { get }
     /// Problems of the index's own structure, beyond agreement with the rows.
     var structuralProblems: [String] { get }
+}
+
+extension EntityIndex {
+    /// Validates and inserts the entities one at a time. O(k log k).
+    @inlinable
+    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
+        var sequence = firstSequence
+        for entity in entities {
+            try validateInsert(entity, table: table)
+            insert(entity, sequence: sequence)
+            sequence += 1
+        }
+    }
 }
 
 extension KeyedEntityIndex {

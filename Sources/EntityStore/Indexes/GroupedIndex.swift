@@ -37,6 +37,26 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
     }
 
+    /// Builds every group at once: the entities are bucketed by key, then each group's
+    /// B-tree is packed from its ascending positions. O(k), against O(k log k) for one
+    /// insert at a time.
+    @inlinable
+    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
+        guard groups.isEmpty else {
+            for (offset, entity) in entities.enumerated() { insert(entity, sequence: firstSequence + UInt64(offset)) }
+            return
+        }
+        var members: [Key: (sequences: [UInt64], ids: [Element.ID])] = [:]
+        for (offset, entity) in entities.enumerated() {
+            guard let key = key(entity) else { continue }
+            members[key, default: ([], [])].sequences.append(firstSequence + UInt64(offset))
+            members[key, default: ([], [])].ids.append(entity.id)
+        }
+        groups = TreeDictionary(uniqueKeysWithValues: members.lazy.map { key, group in
+            (key, SortedMap(sortedUniqueKeys: group.sequences, values: group.ids))
+        })
+    }
+
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }

@@ -45,6 +45,24 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
         entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
+    /// Sorts the keyed entities once and packs the B-tree from the sorted run. O(k log k)
+    /// comparisons, but no node splits.
+    @inlinable
+    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
+        guard entries.isEmpty else {
+            for (offset, entity) in entities.enumerated() { insert(entity, sequence: firstSequence + UInt64(offset)) }
+            return
+        }
+        var keyed: [(key: OrderedIndexKey<Key>, id: Element.ID)] = []
+        keyed.reserveCapacity(entities.count)
+        for (offset, entity) in entities.enumerated() {
+            guard let key = key(entity) else { continue }
+            keyed.append((OrderedIndexKey(key: key, sequence: firstSequence + UInt64(offset)), entity.id))
+        }
+        keyed.sort { $0.key < $1.key }
+        entries = SortedMap(sortedUniqueKeys: keyed.map(\.key), values: keyed.map(\.id))
+    }
+
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let key = key(entity) else { return }

@@ -22,6 +22,7 @@ public struct IndexSpec<E: Entity>: Sendable {
     @usableFromInline let insert: @Sendable (IndexBoxBase, E, UInt64) -> Void
     @usableFromInline let remove: @Sendable (IndexBoxBase, E, UInt64) -> Void
     @usableFromInline let update: @Sendable (IndexBoxBase, E, E, UInt64) -> Void
+    @usableFromInline let load: @Sendable (IndexBoxBase, [E], UInt64, String) throws(EntityStoreError) -> Void
     @usableFromInline let validateInsert: @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void
     @usableFromInline let validateUpdate: @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
 
@@ -34,6 +35,7 @@ public struct IndexSpec<E: Entity>: Sendable {
         insert: @escaping @Sendable (IndexBoxBase, E, UInt64) -> Void,
         remove: @escaping @Sendable (IndexBoxBase, E, UInt64) -> Void,
         update: @escaping @Sendable (IndexBoxBase, E, E, UInt64) -> Void,
+        load: @escaping @Sendable (IndexBoxBase, [E], UInt64, String) throws(EntityStoreError) -> Void,
         validateInsert: @escaping @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void,
         validateUpdate: @escaping @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
     ) {
@@ -48,6 +50,7 @@ public struct IndexSpec<E: Entity>: Sendable {
         self.insert = insert
         self.remove = remove
         self.update = update
+        self.load = load
         self.validateInsert = validateInsert
         self.validateUpdate = validateUpdate
     }
@@ -75,6 +78,9 @@ public struct IndexSpec<E: Entity>: Sendable {
             update: { box, old, new, sequence in
                 unsafeDowncast(box, to: IndexBox<Index>.self).index.update(from: old, to: new, sequence: sequence)
             },
+            load: { (box, entities, firstSequence, table) throws(EntityStoreError) in
+                try unsafeDowncast(box, to: IndexBox<Index>.self).index.load(entities, firstSequence: firstSequence, table: table)
+            },
             validateInsert: { (box, entity, table) throws(EntityStoreError) in
                 try unsafeDowncast(box, to: IndexBox<Index>.self).index.validateInsert(entity, table: table)
             },
@@ -87,7 +93,7 @@ public struct IndexSpec<E: Entity>: Sendable {
     func implicit() -> IndexSpec {
         IndexSpec(
             name: name, kind: kind, field: field, isImplicit: true, keyPath: keyPath, makeBox: makeBox,
-            copyBox: copyBox, erased: erased, insert: insert, remove: remove, update: update,
+            copyBox: copyBox, erased: erased, insert: insert, remove: remove, update: update, load: load,
             validateInsert: validateInsert, validateUpdate: validateUpdate)
     }
 }

@@ -23,17 +23,22 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     @inlinable public var version: UInt64 { storage.version }
 
     /// The entity with `id`, if any. O(1) expected: one hash probe (two while recent changes sit in the row map's overlay).
-    @inlinable public func find(_ id: E.ID) -> E? { storage.rows[id]?.value }
+    @inlinable public func find(_ id: E.ID) -> E? {
+        // `map` rather than `?.value`: once inlined into another module, optional chaining
+        // makes the caller copy the whole row (retaining every string of the entity), while
+        // `map` lets it read only the fields it uses, as from a plain `Dictionary`.
+        storage.rows[id].map { $0.value }
+    }
 
     /// The entity with `id`, if any. O(1) expected.
-    @inlinable public subscript(id: E.ID) -> E? { storage.rows[id]?.value }
+    @inlinable public subscript(id: E.ID) -> E? { storage.rows[id].map { $0.value } }
 
     /// Whether an entity with `id` exists. O(1) expected.
     @inlinable public func contains(_ id: E.ID) -> Bool { storage.rows[id] != nil }
 
     /// The store revision that last wrote the entity `id`, or nil if absent. Comparing it
     /// across two states answers "did this entity change?" in O(1).
-    @inlinable public func version(of id: E.ID) -> UInt64? { storage.rows[id]?.version }
+    @inlinable public func version(of id: E.ID) -> UInt64? { storage.rows[id].map { $0.version } }
 
     /// Iterates the entities in insertion order. O(1) per entity.
     @inlinable

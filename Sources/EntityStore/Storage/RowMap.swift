@@ -21,9 +21,10 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// safe (a write to a shared `entries` would copy the whole table).
     @usableFromInline
     var owner = Owner()
-    /// Changes since `entries` was last written in place: a value, or nil for a removed key.
+    /// Changes since `entries` was last written in place: a table holding just the key's
+    /// new value, or an empty table for a removed key (a table, so reads have one shape).
     @usableFromInline
-    var overlay = TreeDictionary<Key, Value?>()
+    var overlay = TreeDictionary<Key, [Key: Value]>()
     /// The number of keys present.
     @usableFromInline
     private(set) var count = 0
@@ -38,16 +39,25 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     init() {}
 
+    /// The overlay cell of `key`, if it has one. Out of line: the trie walk is the rare
+    /// path. O(log k) in the overlay's size.
+    @usableFromInline @inline(never)
+    func overlayCell(for key: Key) -> [Key: Value]? {
+        overlay[key]
+    }
+
     /// The value stored for `key`. O(1) expected: one probe, plus a trie lookup while
     /// the overlay is not empty.
     @inlinable
     subscript(key: Key) -> Value? {
         get {
-            // Separate paths, so the common one (no overlay) is a bare dictionary probe the
-            // optimizer can read single fields from without copying the whole row.
-            if overlay.isEmpty { return entries[key] }
-            if let changed = overlay[key] { return changed }
-            return entries[key]
+            // One read site for both paths: the table to read from is chosen first, then
+            // probed once. Merging two values read from different storages would force
+            // the optimizer to copy the whole row (retaining every string of the entity);
+            // a single probe of a dictionary it can prove alive lets it read just the
+            // fields the caller uses, as with a plain `Dictionary`.
+            let table = _fastPath(overlay.isEmpty) ? entries : (overlayCell(for: key) ?? entries)
+            return table[key]
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
@@ -65,7 +75,7 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return old
         }
         let old = self[key]
-        overlay[key] = .some(value)
+        overlay[key] = [key: value]
         if old == nil { count += 1 }
         compactIfNeeded()
         return old
@@ -82,7 +92,7 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
         guard let old = self[key] else { return nil }
         if entries[key] != nil {
-            overlay[key] = .some(nil)
+            overlay[key] = [:]
         } else {
             overlay.removeValue(forKey: key)
         }
@@ -115,8 +125,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         guard overlay.count > Swift.max(64, entries.count / 16) else { return }
         // A fresh owner first: the copy-on-write below then copies the shared table once.
         owner = Owner()
-        for (key, value) in overlay {
-            if let value { entries[key] = value } else { entries.removeValue(forKey: key) }
+        for (key, cell) in overlay {
+            if let value = cell[key] { entries[key] = value } else { entries.removeValue(forKey: key) }
         }
         overlay = TreeDictionary()
     }
@@ -134,8 +144,8 @@ extension RowMap: Sequence {
                 if overlay.isEmpty { return (key, value) }
                 if overlay[key] == nil { return (key, value) }
             }
-            while let (key, value) = overlayIterator.next() {
-                if let value { return (key, value) }
+            while let (key, cell) = overlayIterator.next() {
+                if let value = cell[key] { return (key, value) }
             }
             return nil
         }

@@ -8,18 +8,31 @@ extension SortedMap {
     /// - Complexity: O(n) for ascending input; O(n log n) otherwise.
     @inlinable
     init(sortedUniqueElements elements: some Sequence<(Key, Value)>, nodeCapacity: Int = Self.defaultNodeCapacity) {
-        self.init(nodeCapacity: nodeCapacity)
         var keys: [Key] = []
         var values: [Value] = []
         keys.reserveCapacity(elements.underestimatedCount)
         values.reserveCapacity(elements.underestimatedCount)
-        var ascending = true
         for (key, value) in elements {
-            if ascending, let last = keys.last, !(last < key) {
-                ascending = false
-            }
             keys.append(key)
             values.append(value)
+        }
+        self.init(sortedUniqueKeys: keys, values: values, nodeCapacity: nodeCapacity)
+    }
+
+    /// Builds a map from parallel arrays of keys in strictly ascending order and their
+    /// values, packing nodes bottom-up; as ``init(sortedUniqueElements:nodeCapacity:)``,
+    /// without first copying the elements apart.
+    /// - Precondition: `keys.count == values.count`.
+    /// - Complexity: O(n) for ascending keys; O(n log n) otherwise.
+    @inlinable
+    init(sortedUniqueKeys keys: [Key], values: [Value], nodeCapacity: Int = Self.defaultNodeCapacity) {
+        precondition(keys.count == values.count, "one value per key")
+        self.init(nodeCapacity: nodeCapacity)
+        var ascending = true
+        var index = 1
+        while index < keys.count {
+            if !(keys[index - 1] < keys[index]) { ascending = false; break }
+            index += 1
         }
         guard ascending else {
             for index in keys.indices {
@@ -28,6 +41,10 @@ extension SortedMap {
             return
         }
         guard !keys.isEmpty else { return }
+        if keys.count <= self.nodeCapacity {
+            root = SortedMapNode(keys: keys, values: values)
+            return
+        }
 
         var level: [(node: SortedMapNode<Key, Value>, minimum: Key)] = Self.chunks(keys.count, capacity: self.nodeCapacity).map {
             (SortedMapNode(keys: Array(keys[$0]), values: Array(values[$0])), keys[$0.lowerBound])

@@ -99,6 +99,33 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         return true
     }
 
+    /// Fills an empty table with `batch` in one pass: rows go straight into the flat
+    /// table, the insertion order B-tree is packed from its ascending positions, and each
+    /// index is built at once. Returns the IDs in insertion order.
+    /// - Throws: `duplicateID` or an index's constraint violation, leaving the table
+    ///   unspecified: the caller puts back its copy of the table as it was.
+    /// - Complexity: O(k) expected, plus O(k log k) per ordered index.
+    @inlinable
+    mutating func load(_ batch: [E], revision: UInt64) throws(EntityStoreError) -> [E.ID] {
+        rows.reserveCapacity(adding: batch.count)
+        let first = nextSequence
+        var ids: [E.ID] = []
+        ids.reserveCapacity(batch.count)
+        var sequence = first
+        for entity in batch {
+            if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: entity.id) != nil {
+                throw .duplicateID(table: name, id: describeID(entity.id))
+            }
+            ids.append(entity.id)
+            sequence += 1
+        }
+        for i in indexes.indices { try descriptor.indexes[i].load(uniqueIndex(i), batch, first, name) }
+        order = SortedMap(sortedUniqueKeys: Array(first..<sequence), values: ids)
+        nextSequence = sequence
+        version = revision
+        return ids
+    }
+
     /// Replaces the entity of an existing row, keeping its position. O(log n).
     @inlinable
     mutating func replaceRow(_ old: Row<E>, with entity: E, revision: UInt64) {

@@ -34,7 +34,7 @@ public struct TableWriter<E: Entity> {
 
     /// The entity with `id`, if any. O(1) expected.
     public func find(_ id: E.ID) -> E? {
-        transaction.state.storage(named: name, as: E.self)?.rows[id]?.value
+        transaction.state.storage(named: name, as: E.self)?.rows[id].map { $0.value }
     }
 
     /// Whether an entity with `id` exists. O(1) expected.
@@ -56,10 +56,32 @@ public struct TableWriter<E: Entity> {
     }
 
     /// Inserts every entity, in order; atomic (all or none).
-    /// - Complexity: O(k log n) for k entities.
+    ///
+    /// Into an empty table this is a bulk load: rows, insertion order and indexes are each
+    /// built in one pass rather than one insert at a time.
+    /// - Complexity: O(k log n) for k entities; O(k) into an empty table (plus
+    ///   O(k log k) per ordered index).
     @inlinable
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            if table.count == 0 {
+                let batch = Array(entities)
+                if batch.isEmpty { return }
+                // Copies are O(1) (the table is empty); putting them back undoes everything.
+                let (originalTable, originalTracker) = (table, tracker)
+                do throws(EntityStoreError) {
+                    let ids = try table.load(batch, revision: transaction.revision)
+                    if tracker.before.isEmpty {
+                        tracker.fresh.append(contentsOf: ids)
+                    } else {
+                        for id in ids { tracker.noteInsert(id) }
+                    }
+                } catch {
+                    (table, tracker) = (originalTable, originalTracker)
+                    throw error
+                }
+                return
+            }
             table.rows.reserveCapacity(adding: entities.underestimatedCount)
             var undo = UndoLog<E>(table: table, tracker: tracker)
             do throws(EntityStoreError) {
