@@ -108,7 +108,7 @@ public final class Derived<Value: Sendable>: Sendable {
     }
 
     deinit {
-        let terminations = core.withLock { $0.observers.compactMap(\.onTermination) }
+        let terminations = core.withLock { $0.observers.compactMap { $0.onTermination } }
         for terminate in terminations { terminate() }
     }
 }

@@ -58,8 +58,8 @@ public final class Store<State: Sendable>: Sendable {
     deinit {
         tasks.cancelAll()
         let terminations = storage.withLock { storage in
-            storage.changeObservers.compactMap(\.onTermination)
-                + storage.eventObservers.compactMap(\.onTermination)
+            storage.changeObservers.compactMap { $0.onTermination }
+                + storage.eventObservers.compactMap { $0.onTermination }
         }
         for terminate in terminations { terminate() }
     }

@@ -77,7 +77,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             inner.recomputations += 1
             guard new != old else { return (old, old, []) }
             inner.value = new
-            return (old, new, inner.observers.sorted { $0.key < $1.key }.map(\.value))
+            return (old, new, inner.observers.sorted { $0.key < $1.key }.map { $0.value })
         }
         for entry in observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }

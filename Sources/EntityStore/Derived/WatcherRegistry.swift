@@ -81,7 +81,7 @@ final class WatcherRegistry: Sendable {
                     for id in tableChanges.removedIDs { collect(watched[WatchKey(erased: id)]) }
                 }
             }
-            return due.sorted { $0.key < $1.key }.map(\.value)
+            return due.sorted { $0.key < $1.key }.map { $0.value }
         }
         for watcher in due { watcher.refresh(changes) }
     }

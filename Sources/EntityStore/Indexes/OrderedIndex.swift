@@ -60,7 +60,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
             keyed.append((OrderedIndexKey(key: key, sequence: firstSequence + UInt64(offset)), entity.id))
         }
         keyed.sort { $0.key < $1.key }
-        entries = SortedMap(sortedUniqueKeys: keyed.map(\.key), values: keyed.map(\.id))
+        entries = SortedMap(sortedUniqueKeys: keyed.map { $0.key }, values: keyed.map { $0.id })
     }
 
     @inlinable
@@ -90,7 +90,7 @@ extension OrderedIndex {
                 }
             })
         let elements = descending ? entries.reversedElements(in: mapped) : entries.elements(in: mapped)
-        return elements.map(\.value)
+        return elements.map { $0.value }
     }
 
     /// Every indexed ID in key order, lazily: O(log n) to start, O(1) per element (plus
@@ -99,7 +99,7 @@ extension OrderedIndex {
     func allIDs(descending: Bool) -> AnySequenceOfIDs<Element> {
         descending
             ? AnySequenceOfIDs(DescendingIDs(base: entries.reversedElements().makeIterator()))
-            : AnySequenceOfIDs(entries.elements(in: .all).lazy.map(\.value))
+            : AnySequenceOfIDs(entries.elements(in: .all).lazy.map { $0.value })
     }
 }
 

@@ -152,7 +152,7 @@ public struct Query<E: Entity>: Sendable {
             if !rest.isEmpty { entities = entities.filter { entity in rest.allSatisfy { $0(entity) } } }
             return page(sortIfNeeded(entities))
         }
-        let matches = conditions.map(\.matches)
+        let matches = conditions.map { $0.matches }
         let accept: (E) -> Bool = { entity in matches.allSatisfy { $0(entity) } }
         if let ordering, let ordered = ordering.indexOrder(storage) {
             // Stream in index order and stop as soon as the page is full.
@@ -172,7 +172,7 @@ public struct Query<E: Entity>: Sendable {
     }
 
     /// The IDs of the matching entities, ordered and paged.
-    public var ids: [E.ID] { results.map(\.id) }
+    public var ids: [E.ID] { results.map { $0.id } }
 
     /// The number of matching entities (ignoring offset and limit).
     public var count: Int {
@@ -202,7 +202,7 @@ public struct Query<E: Entity>: Sendable {
             if ordering.areInIncreasingOrder(lhs.element, rhs.element) { return true }
             if ordering.areInIncreasingOrder(rhs.element, lhs.element) { return false }
             return lhs.offset < rhs.offset
-        }.map(\.element)
+        }.map { $0.element }
     }
 
     private func page(_ entities: [E]) -> [E] {

@@ -48,7 +48,7 @@ public struct EntityState: Sendable, Equatable {
     }
 
     /// The names of the tables, in schema order.
-    public var tableNames: [String] { tables.map(\.name) }
+    public var tableNames: [String] { tables.map { $0.name } }
 
     /// The number of rows of the table named `name`, or nil if undeclared. O(1).
     public func count(ofTable name: String) -> Int? {

@@ -73,7 +73,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     }
 
     /// The IDs in insertion order. O(n).
-    public var ids: [E.ID] { storage.order.map(\.value) }
+    public var ids: [E.ID] { storage.order.map { $0.value } }
 
     /// A page of entities in insertion order: `limit` entities starting at `offset`.
     /// - Complexity: O(log n + k) for k entities returned.

@@ -54,9 +54,9 @@ extension SortedMap {
             level = Self.chunks(below.count, capacity: self.nodeCapacity).map { range in
                 let group = below[range]
                 let node = SortedMapNode(
-                    separators: group.dropFirst().map(\.minimum),
-                    children: group.map(\.node),
-                    counts: group.map(\.node.count)
+                    separators: group.dropFirst().map { $0.minimum },
+                    children: group.map { $0.node },
+                    counts: group.map { $0.node.count }
                 )
                 return (node, group[range.lowerBound].minimum)
             }

@@ -17,7 +17,7 @@ extension TableStorage {
         for position in positions {
             switch descriptor.indexes[position].erased(indexes[position]) {
             case let index as UniqueIndex<E, Key>: return index.lookup(key).map { [$0] } ?? []
-            case let index as GroupedIndex<E, Key>: return index.lookup(key).map(\.value)
+            case let index as GroupedIndex<E, Key>: return index.lookup(key).map { $0.value }
             default: continue
             }
         }

@@ -76,7 +76,7 @@ struct SnapshotReader {
         }
     }
 
-    /// Decodes the rows of one table, in ID order, and inserts them in batches.
+    /// Decodes the rows of one table, in ID order, and inserts them in one batch.
     private func readRows<T: TypedTable>(
         of table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection,
         into transaction: Transaction, progress: (Int) -> Void
@@ -90,16 +90,10 @@ struct SnapshotReader {
         let writer = transaction[table.typed]
         let isDynamic = T.Element.self == DynamicRecord.self
         let decoder = RowDecoder(statement: statement, layout: layout)
-        var batch: [T.Element] = []
-        batch.reserveCapacity(10_000)
-        var count = 0
-        func flush() throws {
-            do { try table.typed.bulk.insert(writer, batch) } catch {
-                throw SnapshotError.invalidData(table: table.name, detail: error.description)
-            }
-            batch.removeAll(keepingCapacity: true)
-            progress(count)
-        }
+        // All rows go in as one batch: into the empty table that is a bulk load, which
+        // builds the order and the indexes in one pass instead of row by row.
+        var rows: [T.Element] = []
+        rows.reserveCapacity(min(max(stored.rowCount, 0), 1 << 22))
         while try statement.step() {
             let entity: T.Element
             if isDynamic, let record = try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind) as? T.Element {
@@ -109,11 +103,14 @@ struct SnapshotReader {
                     throw SnapshotError.schemaMismatch(table: table.name, detail: Self.describe(error))
                 }
             }
-            batch.append(entity)
-            count += 1
-            if batch.count == 10_000 { try flush() }
+            rows.append(entity)
+            if rows.count % 10_000 == 0 { progress(rows.count) }
         }
-        try flush()
+        let count = rows.count
+        do { try table.typed.bulk.insert(writer, rows) } catch {
+            throw SnapshotError.invalidData(table: table.name, detail: error.description)
+        }
+        progress(count)
         if count != stored.rowCount {
             throw SnapshotError.invalidData(
                 table: table.name, detail: "the metadata records \(stored.rowCount) rows but the table holds \(count)")

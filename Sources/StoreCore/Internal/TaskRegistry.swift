@@ -52,7 +52,7 @@ final class TaskRegistry: Sendable {
     func cancelAll() {
         let tasks = registry.withLock { registry in
             defer { registry.entries.removeAll() }
-            return registry.entries.values.map(\.task)
+            return registry.entries.values.map { $0.task }
         }
         for task in tasks { task.cancel() }
     }
