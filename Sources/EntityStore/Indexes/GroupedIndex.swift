@@ -47,10 +47,13 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
             return
         }
         var members: [Key: (sequences: [UInt64], ids: [Element.ID])] = [:]
-        for (offset, entity) in entities.enumerated() {
-            guard let key = key(entity) else { continue }
-            members[key, default: ([], [])].sequences.append(firstSequence + UInt64(offset))
-            members[key, default: ([], [])].ids.append(entity.id)
+        // Through the buffer, so each entity is read in place rather than copied out.
+        entities.withUnsafeBufferPointer { entities in
+            for offset in entities.indices {
+                guard let key = key(entities[offset]) else { continue }
+                members[key, default: ([], [])].sequences.append(firstSequence + UInt64(offset))
+                members[key, default: ([], [])].ids.append(entities[offset].id)
+            }
         }
         groups = TreeDictionary(uniqueKeysWithValues: members.lazy.map { key, group in
             (key, SortedMap(sortedUniqueKeys: group.sequences, values: group.ids))

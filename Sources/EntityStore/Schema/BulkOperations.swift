@@ -8,16 +8,17 @@
 /// them is fully specialized.
 @usableFromInline
 package struct BulkOperations<E: Entity>: Sendable {
-    /// Inserts a batch through a writer, as `insert(contentsOf:)`.
+    /// Inserts a batch through a writer, as `insert(contentsOf:)`, moving the entities out
+    /// of the array (see `insert(draining:)`).
     @usableFromInline
-    package let insert: @Sendable (TableWriter<E>, [E]) throws(EntityStoreError) -> Void
+    package let insert: @Sendable (TableWriter<E>, inout [E]) throws(EntityStoreError) -> Void
     /// Calls `body` on every entity of a view, in insertion order.
     @usableFromInline
     package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void
 
     @inlinable
     package init() {
-        insert = { writer, batch throws(EntityStoreError) in try writer.insert(contentsOf: batch) }
+        insert = { (writer, batch: inout [E]) throws(EntityStoreError) in try writer.insert(draining: &batch) }
         forEach = { view, body in
             for entity in view { try body(entity) }
         }

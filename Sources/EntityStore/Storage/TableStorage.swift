@@ -99,29 +99,43 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         return true
     }
 
-    /// Fills an empty table with `batch` in one pass: rows go straight into the flat
-    /// table, the insertion order B-tree is packed from its ascending positions, and each
-    /// index is built at once. Returns the IDs in insertion order.
-    /// - Throws: `duplicateID` or an index's constraint violation, leaving the table
-    ///   unspecified: the caller puts back its copy of the table as it was.
+    /// Fills an empty table with `batch` in one pass: rows go straight into the flat table,
+    /// the insertion-order B-tree is packed from its ascending positions, and each index
+    /// is built at once. With `draining`, the entities are moved out of `batch` (left
+    /// empty) instead of copied: no retain per copy, no release when the array goes.
+    /// Returns the IDs in insertion order.
+    /// - Throws: `duplicateID` or an index's constraint violation, leaving the table and
+    ///   `batch` unspecified: the caller puts back its copy of the table as it was.
     /// - Complexity: O(k) expected, plus O(k log k) per ordered index.
     @inlinable
-    mutating func load(_ batch: [E], revision: UInt64) throws(EntityStoreError) -> [E.ID] {
+    mutating func load(_ batch: inout [E], draining: Bool, revision: UInt64) throws(EntityStoreError) -> [E.ID] {
         rows.reserveCapacity(adding: batch.count)
         let first = nextSequence
-        var ids: [E.ID] = []
-        ids.reserveCapacity(batch.count)
-        var sequence = first
-        for entity in batch {
-            if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: entity.id) != nil {
-                throw .duplicateID(table: name, id: describeID(entity.id))
-            }
-            ids.append(entity.id)
-            sequence += 1
-        }
+        let end = first + UInt64(batch.count)
+        let ids = batch.map { $0.id }
         for i in indexes.indices { try descriptor.indexes[i].load(uniqueIndex(i), batch, first, name) }
-        order = SortedMap(sortedUniqueKeys: Array(first..<sequence), values: ids)
-        nextSequence = sequence
+        if draining {
+            // Popping moves each entity into its row. (Only for an array the caller hands
+            // over: popping from a shared one would copy all of it first.)
+            var sequence = end
+            while let entity = batch.popLast() {
+                sequence -= 1
+                let id = entity.id
+                if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: id) != nil {
+                    throw .duplicateID(table: name, id: describeID(id))
+                }
+            }
+        } else {
+            var sequence = first
+            for entity in batch {
+                if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: entity.id) != nil {
+                    throw .duplicateID(table: name, id: describeID(entity.id))
+                }
+                sequence += 1
+            }
+        }
+        order = SortedMap(sortedUniqueKeys: Array(first..<end), values: ids)
+        nextSequence = end
         version = revision
         return ids
     }

@@ -65,34 +65,74 @@ public struct TableWriter<E: Entity> {
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             if table.count == 0 {
-                let batch = Array(entities)
-                if batch.isEmpty { return }
-                // Copies are O(1) (the table is empty); putting them back undoes everything.
-                let (originalTable, originalTracker) = (table, tracker)
+                var batch = Array(entities)
                 do throws(EntityStoreError) {
-                    let ids = try table.load(batch, revision: transaction.revision)
-                    if tracker.before.isEmpty {
-                        tracker.fresh.append(contentsOf: ids)
-                    } else {
-                        for id in ids { tracker.noteInsert(id) }
-                    }
+                    try Self.load(&batch, draining: false, into: &table, tracker: &tracker, revision: transaction.revision)
+                    return
                 } catch {
-                    (table, tracker) = (originalTable, originalTracker)
-                    throw error
+                    // Refused and undone. Inserting one at a time reports the first offending
+                    // entity in order, exactly as the single-row form would.
+                    try Self.insert(batch, into: &table, tracker: &tracker, revision: transaction.revision)
+                    return
                 }
-                return
             }
-            table.rows.reserveCapacity(adding: entities.underestimatedCount)
-            var undo = UndoLog<E>(table: table, tracker: tracker)
-            do throws(EntityStoreError) {
-                for entity in entities {
-                    try Self.insert(entity, into: &table, tracker: &tracker, revision: transaction.revision)
-                    undo.entries.append(.inserted(entity.id))
-                }
-            } catch {
-                undo.rollBack(&table, &tracker, revision: transaction.revision)
-                throw error
+            try Self.insert(entities, into: &table, tracker: &tracker, revision: transaction.revision)
+        }
+    }
+
+    /// Inserts every entity of `batch` as `insert(contentsOf:)` does, moving them out of the
+    /// array instead of copying them (a restore hands over rows it will not use again).
+    /// `batch` is left empty on success and unspecified on failure.
+    /// - Complexity: as `insert(contentsOf:)`.
+    @inlinable
+    package func insert(draining batch: inout [E]) throws(EntityStoreError) {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+            if table.count == 0 {
+                try Self.load(&batch, draining: true, into: &table, tracker: &tracker, revision: transaction.revision)
+            } else {
+                try Self.insert(batch, into: &table, tracker: &tracker, revision: transaction.revision)
+                batch.removeAll()
             }
+        }
+    }
+
+    /// Bulk-loads `batch` into the empty `table` (draining the array if asked); on failure
+    /// puts the table and tracker back as they were and rethrows.
+    @inlinable
+    static func load(
+        _ batch: inout [E], draining: Bool, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) {
+        if batch.isEmpty { return }
+        // Copies are O(1) (the table is empty); putting them back undoes everything.
+        let (originalTable, originalTracker) = (table, tracker)
+        do throws(EntityStoreError) {
+            let ids = try table.load(&batch, draining: draining, revision: revision)
+            if tracker.before.isEmpty {
+                tracker.fresh.append(contentsOf: ids)
+            } else {
+                for id in ids { tracker.noteInsert(id) }
+            }
+        } catch {
+            (table, tracker) = (originalTable, originalTracker)
+            throw error
+        }
+    }
+
+    /// Inserts the entities one at a time; atomic through an undo log.
+    @inlinable
+    static func insert(
+        _ entities: some Sequence<E>, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) {
+        table.rows.reserveCapacity(adding: entities.underestimatedCount)
+        var undo = UndoLog<E>(table: table, tracker: tracker)
+        do throws(EntityStoreError) {
+            for entity in entities {
+                try Self.insert(entity, into: &table, tracker: &tracker, revision: revision)
+                undo.entries.append(.inserted(entity.id))
+            }
+        } catch {
+            undo.rollBack(&table, &tracker, revision: revision)
+            throw error
         }
     }
 

@@ -18,10 +18,35 @@ final class RowDecoder: Decoder {
     let statement: SQLiteStatement
     let layout: ColumnLayout
     let json = JSONDecoder()
+    /// The columns by position, for the name scan of `column(named:)`.
+    private let names: [String]
+    private let columns: [Int32]
+    /// Where the last name was found: an entity decodes its fields in the same order on
+    /// every row, so the next one is almost always here or just after.
+    private var cursor = 0
 
     init(statement: SQLiteStatement, layout: ColumnLayout) {
         self.statement = statement
         self.layout = layout
+        let sorted = layout.index.sorted { $0.value < $1.value }
+        names = sorted.map { $0.key }
+        columns = sorted.map { $0.value }
+    }
+
+    /// The column of the field `name`, or nil if the table has none. O(1) when fields are
+    /// asked in a stable order: a scan from the last match, comparing names instead of
+    /// hashing them (which cost more than the rest of the decoding).
+    func column(named name: String) -> Int32? {
+        let count = names.count
+        var position = cursor
+        for _ in 0..<count {
+            if names[position] == name {
+                cursor = position
+                return columns[position]
+            }
+            position = position + 1 == count ? 0 : position + 1
+        }
+        return nil
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -38,15 +63,18 @@ final class RowDecoder: Decoder {
 }
 
 /// Reads fields of the current row by name.
+///
+/// Text, integers and doubles stored in their expected storage class are read directly;
+/// anything else (and every error) goes through ``ColumnCell``, which knows the kinds.
 struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: RowDecoder
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { decoder.layout.index.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { decoder.layout.index[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool { decoder.column(named: key.stringValue) != nil }
 
     private func column(_ key: Key) throws -> Int32 {
-        guard let index = decoder.layout.index[key.stringValue] else {
+        guard let index = decoder.column(named: key.stringValue) else {
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: [key],
                 debugDescription: "table '\(decoder.layout.table)' has no column '\(key.stringValue)' for this non-optional field"))
@@ -54,21 +82,47 @@ struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return index
     }
 
-    private func cell(_ key: Key) throws -> ColumnCell {
-        ColumnCell(statement: decoder.statement, index: try column(key), key: key, table: decoder.layout.table,
+    private func cell(_ key: Key, at column: Int32) -> ColumnCell {
+        ColumnCell(statement: decoder.statement, index: column, key: key, table: decoder.layout.table,
                    kind: decoder.layout.kind[key.stringValue], json: decoder.json)
     }
 
+    private func cell(_ key: Key) throws -> ColumnCell { cell(key, at: try column(key)) }
+
     func decodeNil(forKey key: Key) throws -> Bool { decoder.statement.isNull(at: try column(key)) }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try cell(key).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try cell(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try cell(key).decode(type) }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let column = try column(key)
+        if decoder.statement.columnType(column) == .text { return decoder.statement.text(at: column) }
+        return try cell(key, at: column).decode(type)
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        let column = try column(key)
+        if decoder.statement.columnType(column) == .real { return decoder.statement.double(at: column) }
+        return try cell(key, at: column).decode(type)
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        let column = try column(key)
+        // Int is 64-bit on every platform this builds for, so any stored integer fits.
+        if Int.bitWidth == 64, decoder.statement.columnType(column) == .integer {
+            return Int(decoder.statement.int64(at: column))
+        }
+        return try cell(key, at: column).decode(type)
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        let column = try column(key)
+        if decoder.statement.columnType(column) == .integer { return decoder.statement.int64(at: column) }
+        return try cell(key, at: column).decode(type)
+    }
+
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try cell(key).decode(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try cell(key).decode(type) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try cell(key).decode(type) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try cell(key).decode(type) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try cell(key).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try cell(key).decode(type) }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try cell(key).decode(type) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try cell(key).decode(type) }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try cell(key).decode(type) }

@@ -107,7 +107,7 @@ struct SnapshotReader {
             if rows.count % 10_000 == 0 { progress(rows.count) }
         }
         let count = rows.count
-        do { try table.typed.bulk.insert(writer, rows) } catch {
+        do { try table.typed.bulk.insert(writer, &rows) } catch {
             throw SnapshotError.invalidData(table: table.name, detail: error.description)
         }
         progress(count)
