@@ -48,6 +48,23 @@ enum FileSystem {
         }
     }
 
+    /// Whether the SQLite file at `path` is in write-ahead-log mode, by its header's read and
+    /// write versions (bytes 18 and 19: 1 for a rollback journal, 2 for WAL). False when
+    /// the file cannot be read or is no SQLite file.
+    static func isInWALMode(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20,
+              header.prefix(16) == Data("SQLite format 3\u{0}".utf8)
+        else { return false }
+        return header[18] == 2 || header[19] == 2
+    }
+
+    /// Removes the write-ahead log and shared-memory files SQLite keeps beside `path`.
+    static func removeSidecars(of path: String) {
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     static func remove(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)
         try? FileManager.default.removeItem(atPath: path + "-journal")

@@ -6,18 +6,13 @@ struct IncrementalWriter {
     struct NeedsFullSnapshot: Error {}
 
     let state: EntityState
-    let path: String
+    /// An open read-write connection to the snapshot file.
+    let connection: SQLiteConnection
     let changeSets: [ChangeSet]
 
+    var path: String { connection.path }
+
     func write() throws -> [SnapshotSummary.TableCount] {
-        let connection: SQLiteConnection
-        do {
-            connection = try SQLiteConnection(path: path, mode: .readWrite)
-            try connection.setPragma("synchronous", "FULL")
-            try connection.setPragma("cache_size", "-65536")
-        } catch {
-            throw SnapshotError(error, path: path)
-        }
         let metadata = try SnapshotMetadata.read(connection)
         guard metadata.formatVersion == Snapshot.formatVersion,
               metadata.tables.map(\.name) == state.tableNames
@@ -41,15 +36,26 @@ struct IncrementalWriter {
     private func apply<T: TypedTable>(
         _ table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection
     ) throws -> Int {
-        var upserted = Set<T.Element.ID>()
-        var removed: [T.Element.ID: T.Element] = [:]
+        // What the file holds for each touched ID: the value before its first change since
+        // the last save (the file matched the store then), or nil if that change inserted it.
+        var touched: [T.Element.ID] = []
+        var inFile: [T.Element.ID: T.Element?] = [:]
         for changeSet in changeSets {
             let changes = changeSet[table.typed]
-            for id in changes.inserted { upserted.insert(id) }
-            for id in changes.updated.keys { upserted.insert(id) }
-            for (id, old) in changes.removed where removed[id] == nil { removed[id] = old }
+            for id in changes.inserted where inFile[id] == nil {
+                inFile[id] = .some(nil)
+                touched.append(id)
+            }
+            for (id, old) in changes.updated where inFile[id] == nil {
+                inFile[id] = .some(old)
+                touched.append(id)
+            }
+            for (id, old) in changes.removed where inFile[id] == nil {
+                inFile[id] = .some(old)
+                touched.append(id)
+            }
         }
-        guard !upserted.isEmpty || !removed.isEmpty else { return 0 }
+        guard !touched.isEmpty else { return 0 }
         let view = state[table.typed]
         let layout = TableLayout(
             table: table.name,
@@ -75,14 +81,23 @@ struct IncrementalWriter {
             try encoder.encode(entity)
             return encoder.fields
         }
-        for (id, old) in removed where view.find(id) == nil {
-            guard let idValue = try fields(of: old).first(where: { $0.name == "id" })?.value.value else { continue }
-            try delete.run([idValue])
-            written += 1
-        }
-        for id in upserted {
-            guard let entity = view.find(id) else { continue }
-            do { try writer.write(try fields(of: entity)) } catch let error as SnapshotError {
+        for id in touched {
+            let stored = inFile[id] ?? nil
+            guard let entity = view.find(id) else {
+                // Gone now: delete the row if the file has it.
+                guard let stored, let idValue = try fields(of: stored).first(where: { $0.name == "id" })?.value.value else { continue }
+                try delete.run([idValue])
+                written += 1
+                continue
+            }
+            do {
+                let current = try fields(of: entity)
+                if let stored {
+                    try writer.update(current, from: try fields(of: stored))
+                } else {
+                    try writer.write(current)
+                }
+            } catch let error as SnapshotError {
                 if case .encodingFailed = error { throw NeedsFullSnapshot() }
                 throw error
             }

@@ -26,6 +26,11 @@ struct SnapshotWriter {
         do {
             let counts = try writeFile(at: temporary)
             try FileSystem.sync(temporary)
+            // A write-ahead log beside the old file (left by a saving process that
+            // stopped) would be replayed by SQLite into the new file on its next open:
+            // it goes first. Until the rename the old file is still whole, as of its last
+            // checkpoint.
+            FileSystem.removeSidecars(of: path)
             try FileSystem.rename(temporary, over: path)
             try FileSystem.sync(directory)
             return SnapshotSummary(
@@ -56,6 +61,11 @@ struct SnapshotWriter {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, mode: .readWriteCreate)
+            // Small pages: an incremental save rewrites every page holding a changed row,
+            // and rows changed at random each sit on their own page, so the bytes a save
+            // writes scale with the page size. 1 KiB pages cost a full snapshot a few
+            // percent (in size and time) and cut an incremental save's writes fourfold.
+            try connection.setPragma("page_size", "1024")
             // A fresh temporary file needs no journal: if anything fails it is deleted.
             try connection.setPragma("journal_mode", "OFF")
             try connection.setPragma("synchronous", "OFF")

@@ -84,6 +84,13 @@ struct TableLayout {
     }
 
     /// `INSERT OR REPLACE` of every column, in order.
+    /// `UPDATE` of the columns at `positions` (bound first, in order) of the row whose
+    /// `id` is bound last.
+    func updateSQL(columns positions: [Int]) -> String {
+        let assignments = positions.map { "\(quoteIdentifier(columns[$0].name)) = ?" }.joined(separator: ", ")
+        return "UPDATE \(quoteIdentifier(table)) SET \(assignments) WHERE \(quoteIdentifier("id")) = ?"
+    }
+
     var insertSQL: String {
         let names = columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")

@@ -65,6 +65,53 @@ struct TableRowWriter {
         rowsWritten += 1
     }
 
+    /// Rewrites a row the table holds as `old`, setting only the columns whose stored
+    /// values differ: an unchanged indexed column then leaves its SQL index untouched, so
+    /// a save writes the fewest pages. Falls back to ``write(_:)`` (a whole-row replace)
+    /// when a field needs a new column or the row turns out to be missing.
+    mutating func update(
+        _ fields: [(name: String, value: EncodedValue)], from old: [(name: String, value: EncodedValue)]
+    ) throws(SnapshotError) {
+        guard created, let id = fields.first(where: { $0.name == "id" })?.value, id.kind != nil,
+              fields.allSatisfy({ layout.positions[$0.name] != nil })
+        else { return try write(fields) }
+        var current = Array(repeating: SQLiteValue.null, count: layout.columns.count)
+        var seen = Array(repeating: false, count: layout.columns.count)
+        for (name, value) in fields {
+            guard let position = layout.positions[name] else { continue }
+            try layout.note(value, at: position)
+            current[position] = value.value
+            seen[position] = true
+        }
+        for index in seen.indices where !seen[index] { layout.markNullable(index) }
+        var previous = Array(repeating: SQLiteValue.null, count: layout.columns.count)
+        for (name, value) in old {
+            if let position = layout.positions[name] { previous[position] = value.value }
+        }
+        let changed = current.indices.filter { !Self.isSameStored(current[$0], previous[$0]) }
+        guard !changed.isEmpty else { return }
+        let updatedRows: Int
+        do {
+            let statement = try connection.cachedStatement(layout.updateSQL(columns: changed))
+            for (offset, position) in changed.enumerated() { try statement.bind(current[position], at: Int32(offset + 1)) }
+            try statement.bind(id.value, at: Int32(changed.count + 1))
+            _ = try statement.step()
+            try statement.reset()
+            updatedRows = connection.changes
+        } catch {
+            throw SnapshotError(error, path: connection.path)
+        }
+        if updatedRows == 0 { return try write(fields) }
+        rowsWritten += 1
+    }
+
+    /// Whether two values are stored identically: reals by bit pattern, so `-0.0` and
+    /// `0.0` (equal as numbers) count as different.
+    static func isSameStored(_ lhs: SQLiteValue, _ rhs: SQLiteValue) -> Bool {
+        if case let .real(left) = lhs, case let .real(right) = rhs { return left.bitPattern == right.bitPattern }
+        return lhs == rhs
+    }
+
     /// Creates the table with only an `id` column if no row ever created it.
     mutating func finish(idKind: ColumnKind?) throws(SnapshotError) {
         guard !created else { return }

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The connection a ``SnapshotFile`` keeps open between saves, in write-ahead-log mode.
+///
+/// Why: an incremental save rewrites rows spread over the whole file. With a rollback
+/// journal every save copies each touched page to the journal, syncs it, writes the page
+/// in place, syncs again and deletes the journal. In WAL mode a save appends the pages to
+/// the log and syncs once (still `synchronous = FULL`, so a returned save is durable);
+/// checkpoints fold the log back into the file once it outgrows the file itself, and
+/// `close` folds it in and returns the file to rollback mode, a single self-contained file.
+struct LiveConnection {
+    let connection: SQLiteConnection
+    /// The file the connection opened, to notice a file replaced under the same path.
+    let identity: FileIdentity
+
+    /// Opens `path` for incremental saves.
+    init(path: String) throws(SnapshotError) {
+        // A file in rollback mode owns no log: one beside it was left by a file this one
+        // replaced, and SQLite replays any log it finds when it opens a file, which would
+        // corrupt this one. So it goes before SQLite sees the file.
+        if !FileSystem.isInWALMode(path) { FileSystem.removeSidecars(of: path) }
+        do {
+            connection = try SQLiteConnection(path: path, mode: .readWrite)
+            try connection.setPragma("journal_mode", "WAL")
+            try connection.setPragma("synchronous", "FULL")
+            try connection.setPragma("cache_size", "-65536")
+            // Checkpoint once the log holds as many pages as the file: each page is then
+            // written back at most once per file's worth of saves.
+            let pages: Int64
+            if case let .integer(count)? = try connection.pragma("page_count") { pages = count } else { pages = 0 }
+            try connection.setPragma("wal_autocheckpoint", String(max(1_000, pages)))
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+        guard let identity = FileIdentity(path: path) else {
+            throw .io(path: path, message: "the snapshot file disappeared while it was being opened")
+        }
+        self.identity = identity
+    }
+
+    /// Whether `path` still names the file this connection writes.
+    func isCurrent(path: String) -> Bool { FileIdentity(path: path) == identity }
+
+    /// Folds the log into the file, returns it to rollback mode and closes. Best effort
+    /// for the mode switch: a reader holding the file open keeps it in WAL mode, which
+    /// every SQLite reader handles.
+    func close() throws(SnapshotError) {
+        do {
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try? connection.setPragma("journal_mode", "DELETE")
+            try connection.close()
+        } catch {
+            throw SnapshotError(error, path: connection.path)
+        }
+    }
+}
+
+/// A file's device and inode: equal exactly when two paths (or one path at two moments)
+/// name the same file.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
