@@ -22,11 +22,15 @@ protocol EntityIndex<Element>: Sendable {
     mutating func remove(_ entity: Element, sequence: UInt64)
     /// Moves the entry of one row from `old`'s key to `new`'s; nothing when the key is unchanged.
     mutating func update(from old: Element, to new: Element, sequence: UInt64)
-    /// Fills an empty index with `entities`, whose insertion positions are `firstSequence`,
-    /// `firstSequence + 1`, and so on: how a bulk load into an empty table builds its
-    /// indexes in one pass instead of one insert at a time.
+    /// Bulk loading, how a bulk insert into an empty table builds its indexes: `beginLoad`,
+    /// then `loadAdd` once per entity (positions in any order), then `endLoad`. An index
+    /// may stage the entries and build its structure once at the end.
+    mutating func beginLoad(expectedCount: Int)
+    /// Adds one entity during a bulk load.
     /// - Throws: a constraint violation, after which the caller discards the index.
-    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError)
+    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError)
+    /// Ends a bulk load: the index is complete.
+    mutating func endLoad()
 
     /// Describes every disagreement between the index and the table's rows (debug checks).
     func invariantViolations(rows: RowsOf<Element>) -> [String]
@@ -51,16 +55,20 @@ protocol KeyedEntityIndex: EntityIndex {
 }
 
 extension EntityIndex {
-    /// Validates and inserts the entities one at a time. O(k log k).
+    /// Nothing to prepare by default: entities are inserted as they come.
     @inlinable
-    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
-        var sequence = firstSequence
-        for entity in entities {
-            try validateInsert(entity, table: table)
-            insert(entity, sequence: sequence)
-            sequence += 1
-        }
+    mutating func beginLoad(expectedCount: Int) {}
+
+    /// Validates and inserts one entity. O(log n).
+    @inlinable
+    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
+        try validateInsert(entity, table: table)
+        insert(entity, sequence: sequence)
     }
+
+    /// Nothing to finish by default.
+    @inlinable
+    mutating func endLoad() {}
 }
 
 extension KeyedEntityIndex {

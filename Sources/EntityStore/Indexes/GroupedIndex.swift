@@ -10,6 +10,35 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     let key: @Sendable (Element) -> Key?
     @usableFromInline
     var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
+    /// The groups being staged by a bulk load; nil otherwise.
+    @usableFromInline
+    var staged: [Key: GroupRun]?
+
+    /// One group's entries staged by a bulk load, in the order they came.
+    @usableFromInline
+    struct GroupRun: Sendable {
+        @usableFromInline var sequences: [UInt64] = []
+        @usableFromInline var ids: [Element.ID] = []
+
+        @inlinable
+        init() {}
+
+        @inlinable
+        mutating func append(_ sequence: UInt64, _ id: Element.ID) {
+            sequences.append(sequence)
+            ids.append(id)
+        }
+
+        /// The group as a B-tree; a run staged in descending order (a draining load goes
+        /// backwards) is reversed first. O(k).
+        @inlinable
+        func sortedMap() -> SortedMap<UInt64, Element.ID> {
+            if let first = sequences.first, let last = sequences.last, first > last {
+                return SortedMap(sortedUniqueKeys: sequences.reversed(), values: ids.reversed())
+            }
+            return SortedMap(sortedUniqueKeys: sequences, values: ids)
+        }
+    }
 
     @inlinable
     init(name: String, key: @escaping @Sendable (Element) -> Key?) {
@@ -37,27 +66,25 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
     }
 
-    /// Builds every group at once: the entities are bucketed by key, then each group's
-    /// B-tree is packed from its ascending positions. O(k), against O(k log k) for one
-    /// insert at a time.
+    /// Starts staging: while loading into an empty index, entries are bucketed by key and
+    /// each group's B-tree is packed once at the end (O(k) in all, against O(k log k) for
+    /// one insert at a time).
     @inlinable
-    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
-        guard groups.isEmpty else {
-            for (offset, entity) in entities.enumerated() { insert(entity, sequence: firstSequence + UInt64(offset)) }
-            return
-        }
-        var members: [Key: (sequences: [UInt64], ids: [Element.ID])] = [:]
-        // Through the buffer, so each entity is read in place rather than copied out.
-        entities.withUnsafeBufferPointer { entities in
-            for offset in entities.indices {
-                guard let key = key(entities[offset]) else { continue }
-                members[key, default: ([], [])].sequences.append(firstSequence + UInt64(offset))
-                members[key, default: ([], [])].ids.append(entities[offset].id)
-            }
-        }
-        groups = TreeDictionary(uniqueKeysWithValues: members.lazy.map { key, group in
-            (key, SortedMap(sortedUniqueKeys: group.sequences, values: group.ids))
-        })
+    mutating func beginLoad(expectedCount: Int) {
+        staged = groups.isEmpty ? [:] : nil
+    }
+
+    @inlinable
+    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
+        guard staged != nil else { return insert(entity, sequence: sequence) }
+        guard let key = key(entity) else { return }
+        staged?[key, default: GroupRun()].append(sequence, entity.id)
+    }
+
+    @inlinable
+    mutating func endLoad() {
+        guard let runs = staged.take() else { return }
+        groups = TreeDictionary(uniqueKeysWithValues: runs.lazy.map { key, run in (key, run.sortedMap()) })
     }
 
     @inlinable

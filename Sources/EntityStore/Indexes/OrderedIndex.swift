@@ -32,6 +32,9 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     let key: @Sendable (Element) -> Key?
     @usableFromInline
     var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
+    /// The entries being staged by a bulk load; nil otherwise.
+    @usableFromInline
+    var staged: [(key: OrderedIndexKey<Key>, id: Element.ID)]?
 
     @inlinable
     init(name: String, key: @escaping @Sendable (Element) -> Key?) {
@@ -45,20 +48,24 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
         entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
-    /// Sorts the keyed entities once and packs the B-tree from the sorted run. O(k log k)
-    /// comparisons, but no node splits.
+    /// Starts staging: while loading into an empty index, entries are collected, sorted
+    /// once and packed into the B-tree at the end (O(k log k) comparisons, no node splits).
     @inlinable
-    mutating func load(_ entities: [Element], firstSequence: UInt64, table: String) throws(EntityStoreError) {
-        guard entries.isEmpty else {
-            for (offset, entity) in entities.enumerated() { insert(entity, sequence: firstSequence + UInt64(offset)) }
-            return
-        }
-        var keyed: [(key: OrderedIndexKey<Key>, id: Element.ID)] = []
-        keyed.reserveCapacity(entities.count)
-        for (offset, entity) in entities.enumerated() {
-            guard let key = key(entity) else { continue }
-            keyed.append((OrderedIndexKey(key: key, sequence: firstSequence + UInt64(offset)), entity.id))
-        }
+    mutating func beginLoad(expectedCount: Int) {
+        staged = entries.isEmpty ? [] : nil
+        staged?.reserveCapacity(expectedCount)
+    }
+
+    @inlinable
+    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
+        guard staged != nil else { return insert(entity, sequence: sequence) }
+        guard let key = key(entity) else { return }
+        staged?.append((OrderedIndexKey(key: key, sequence: sequence), entity.id))
+    }
+
+    @inlinable
+    mutating func endLoad() {
+        guard var keyed = staged.take() else { return }
         keyed.sort { $0.key < $1.key }
         entries = SortedMap(sortedUniqueKeys: keyed.map { $0.key }, values: keyed.map { $0.id })
     }

@@ -22,7 +22,9 @@ public struct IndexSpec<E: Entity>: Sendable {
     @usableFromInline let insert: @Sendable (IndexBoxBase, E, UInt64) -> Void
     @usableFromInline let remove: @Sendable (IndexBoxBase, E, UInt64) -> Void
     @usableFromInline let update: @Sendable (IndexBoxBase, E, E, UInt64) -> Void
-    @usableFromInline let load: @Sendable (IndexBoxBase, [E], UInt64, String) throws(EntityStoreError) -> Void
+    @usableFromInline let beginLoad: @Sendable (IndexBoxBase, Int) -> Void
+    @usableFromInline let loadAdd: @Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void
+    @usableFromInline let endLoad: @Sendable (IndexBoxBase) -> Void
     @usableFromInline let validateInsert: @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void
     @usableFromInline let validateUpdate: @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
 
@@ -35,7 +37,9 @@ public struct IndexSpec<E: Entity>: Sendable {
         insert: @escaping @Sendable (IndexBoxBase, E, UInt64) -> Void,
         remove: @escaping @Sendable (IndexBoxBase, E, UInt64) -> Void,
         update: @escaping @Sendable (IndexBoxBase, E, E, UInt64) -> Void,
-        load: @escaping @Sendable (IndexBoxBase, [E], UInt64, String) throws(EntityStoreError) -> Void,
+        beginLoad: @escaping @Sendable (IndexBoxBase, Int) -> Void,
+        loadAdd: @escaping @Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void,
+        endLoad: @escaping @Sendable (IndexBoxBase) -> Void,
         validateInsert: @escaping @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void,
         validateUpdate: @escaping @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
     ) {
@@ -50,7 +54,9 @@ public struct IndexSpec<E: Entity>: Sendable {
         self.insert = insert
         self.remove = remove
         self.update = update
-        self.load = load
+        self.beginLoad = beginLoad
+        self.loadAdd = loadAdd
+        self.endLoad = endLoad
         self.validateInsert = validateInsert
         self.validateUpdate = validateUpdate
     }
@@ -78,9 +84,11 @@ public struct IndexSpec<E: Entity>: Sendable {
             update: { box, old, new, sequence in
                 unsafeDowncast(box, to: IndexBox<Index>.self).index.update(from: old, to: new, sequence: sequence)
             },
-            load: { (box, entities, firstSequence, table) throws(EntityStoreError) in
-                try unsafeDowncast(box, to: IndexBox<Index>.self).index.load(entities, firstSequence: firstSequence, table: table)
+            beginLoad: { box, count in unsafeDowncast(box, to: IndexBox<Index>.self).index.beginLoad(expectedCount: count) },
+            loadAdd: { (box, entity, sequence, table) throws(EntityStoreError) in
+                try unsafeDowncast(box, to: IndexBox<Index>.self).index.loadAdd(entity, sequence: sequence, table: table)
             },
+            endLoad: { box in unsafeDowncast(box, to: IndexBox<Index>.self).index.endLoad() },
             validateInsert: { (box, entity, table) throws(EntityStoreError) in
                 try unsafeDowncast(box, to: IndexBox<Index>.self).index.validateInsert(entity, table: table)
             },
@@ -93,7 +101,8 @@ public struct IndexSpec<E: Entity>: Sendable {
     func implicit() -> IndexSpec {
         IndexSpec(
             name: name, kind: kind, field: field, isImplicit: true, keyPath: keyPath, makeBox: makeBox,
-            copyBox: copyBox, erased: erased, insert: insert, remove: remove, update: update, load: load,
+            copyBox: copyBox, erased: erased, insert: insert, remove: remove, update: update,
+            beginLoad: beginLoad, loadAdd: loadAdd, endLoad: endLoad,
             validateInsert: validateInsert, validateUpdate: validateUpdate)
     }
 }

@@ -99,45 +99,69 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         return true
     }
 
-    /// Fills an empty table with `batch` in one pass: rows go straight into the flat table,
-    /// the insertion-order B-tree is packed from its ascending positions, and each index
-    /// is built at once. With `draining`, the entities are moved out of `batch` (left
-    /// empty) instead of copied: no retain per copy, no release when the array goes.
-    /// Returns the IDs in insertion order.
+    /// Fills an empty table with `batch` in one pass (see ``beginLoad(expectedCount:)``).
+    /// With `draining`, the entities are moved out of `batch` (left empty) instead of
+    /// copied: no retain per copy, no release when the array goes. Returns the IDs in
+    /// insertion order.
     /// - Throws: `duplicateID` or an index's constraint violation, leaving the table and
     ///   `batch` unspecified: the caller puts back its copy of the table as it was.
     /// - Complexity: O(k) expected, plus O(k log k) per ordered index.
     @inlinable
     mutating func load(_ batch: inout [E], draining: Bool, revision: UInt64) throws(EntityStoreError) -> [E.ID] {
-        rows.reserveCapacity(adding: batch.count)
+        beginLoad(expectedCount: batch.count)
         let first = nextSequence
-        let end = first + UInt64(batch.count)
         let ids = batch.map { $0.id }
-        for i in indexes.indices { try descriptor.indexes[i].load(uniqueIndex(i), batch, first, name) }
         if draining {
             // Popping moves each entity into its row. (Only for an array the caller hands
             // over: popping from a shared one would copy all of it first.)
-            var sequence = end
+            var sequence = first + UInt64(batch.count)
             while let entity = batch.popLast() {
                 sequence -= 1
-                let id = entity.id
-                if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: id) != nil {
-                    throw .duplicateID(table: name, id: describeID(id))
-                }
+                try loadAdd(entity, sequence: sequence, revision: revision)
             }
         } else {
             var sequence = first
             for entity in batch {
-                if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: entity.id) != nil {
-                    throw .duplicateID(table: name, id: describeID(entity.id))
-                }
+                try loadAdd(entity, sequence: sequence, revision: revision)
                 sequence += 1
             }
         }
+        endLoad(ids: ids, revision: revision)
+        return ids
+    }
+
+    /// Starts a bulk load into this empty table: rows go straight into the flat table,
+    /// indexes stage their entries, and ``endLoad(ids:revision:)`` packs the
+    /// insertion-order B-tree and the indexes once. Entities come through
+    /// ``loadAdd(_:sequence:revision:)`` with positions from `nextSequence` on, in any order.
+    @inlinable
+    mutating func beginLoad(expectedCount: Int) {
+        rows.reserveCapacity(adding: expectedCount)
+        for i in indexes.indices { descriptor.indexes[i].beginLoad(uniqueIndex(i), expectedCount) }
+    }
+
+    /// Adds one entity during a bulk load, at insertion position `sequence`.
+    /// - Throws: `duplicateID` or an index's constraint violation.
+    @inlinable
+    mutating func loadAdd(_ entity: E, sequence: UInt64, revision: UInt64) throws(EntityStoreError) {
+        // The boxes are this table's own since `beginLoad`.
+        for i in indexes.indices { try descriptor.indexes[i].loadAdd(indexes[i], entity, sequence, name) }
+        let id = entity.id
+        if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: id) != nil {
+            throw .duplicateID(table: name, id: describeID(id))
+        }
+    }
+
+    /// Ends a bulk load whose entities had the IDs `ids`, in insertion order from
+    /// `nextSequence` on.
+    @inlinable
+    mutating func endLoad(ids: [E.ID], revision: UInt64) {
+        for i in indexes.indices { descriptor.indexes[i].endLoad(indexes[i]) }
+        let first = nextSequence
+        let end = first + UInt64(ids.count)
         order = SortedMap(sortedUniqueKeys: Array(first..<end), values: ids)
         nextSequence = end
         version = revision
-        return ids
     }
 
     /// Replaces the entity of an existing row, keeping its position. O(log n).
