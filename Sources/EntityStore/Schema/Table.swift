@@ -60,7 +60,7 @@ public struct Table<E: Entity>: Sendable {
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            UniqueIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            UniqueIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
 
@@ -69,7 +69,7 @@ public struct Table<E: Entity>: Sendable {
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            UniqueIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            UniqueIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
 
@@ -92,7 +92,7 @@ public struct Table<E: Entity>: Sendable {
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            OrderedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
 
@@ -101,7 +101,7 @@ public struct Table<E: Entity>: Sendable {
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            OrderedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
 
@@ -111,7 +111,7 @@ public struct Table<E: Entity>: Sendable {
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
-            GroupedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         }
     }
 
@@ -121,7 +121,7 @@ public struct Table<E: Entity>: Sendable {
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
-            GroupedIndex<E, Key>(name: indexName, key: { $0[keyPath: keyPath] })
+            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         }
     }
 
@@ -155,7 +155,7 @@ public struct Table<E: Entity>: Sendable {
         return addingRelation(
             Relation<E, T>(
                 sourceTable: name, targetTable: target.name, field: field, deleteRule: rule,
-                reverseIndexName: field, reference: { $0[keyPath: keyPath] }, nullify: nil),
+                reverseIndexName: field, reference: fieldReader(keyPath), nullify: nil),
             reverseIndex: Self.groupedSpec(keyPath, name: nil, isImplicit: true))
     }
 
@@ -168,7 +168,7 @@ public struct Table<E: Entity>: Sendable {
         return addingRelation(
             Relation<E, T>(
                 sourceTable: name, targetTable: target.name, field: field, deleteRule: rule,
-                reverseIndexName: field, reference: { $0[keyPath: keyPath] },
+                reverseIndexName: field, reference: fieldReader(keyPath),
                 nullify: { $0[keyPath: keyPath] = nil }),
             reverseIndex: Self.groupedSpec(keyPath, name: nil, isImplicit: true))
     }

@@ -21,9 +21,21 @@ final class RowDecoder: Decoder {
     /// The columns by position, for the name scan of `column(named:)`.
     private let names: [String]
     private let columns: [Int32]
-    /// Where the last name was found: an entity decodes its fields in the same order on
-    /// every row, so the next one is almost always here or just after.
-    private var cursor = 0
+    /// The fields asked for, in order, while decoding the last row, with their columns: an
+    /// entity asks for its fields in the same order on every row, so the n-th request of
+    /// a row is checked against the n-th of the last one (comparing a string with itself,
+    /// which is cheap) before any search.
+    /// (Exclusivity is unchecked: the decoder is used by one thread, one call at a time,
+    /// and these are touched only inside `column(named:)` and `container(keyedBy:)`,
+    /// which never overlap; the dynamic checks cost more than the lookups.)
+    @exclusivity(unchecked) private var plan: [(name: String, column: Int32?)] = []
+    /// The number of requests so far in the current row.
+    @exclusivity(unchecked) private var step = 0
+    /// The keyed container of the last key type asked for, reused for every row (its
+    /// creation costs a metadata lookup and an allocation). It refers back to the decoder,
+    /// so ``finish()`` drops it.
+    @exclusivity(unchecked) private var cachedContainer: AnyObject?
+    @exclusivity(unchecked) private var cachedKeyType: ObjectIdentifier?
 
     init(statement: SQLiteStatement, layout: ColumnLayout) {
         self.statement = statement
@@ -34,23 +46,39 @@ final class RowDecoder: Decoder {
     }
 
     /// The column of the field `name`, or nil if the table has none. O(1) when fields are
-    /// asked in a stable order: a scan from the last match, comparing names instead of
-    /// hashing them (which cost more than the rest of the decoding).
+    /// asked in the same order on every row; a scan of the columns otherwise. (Hashing the
+    /// name per field per row cost more than the rest of the decoding.)
     func column(named name: String) -> Int32? {
-        let count = names.count
-        var position = cursor
-        for _ in 0..<count {
-            if names[position] == name {
-                cursor = position
-                return columns[position]
-            }
-            position = position + 1 == count ? 0 : position + 1
-        }
-        return nil
+        defer { step += 1 }
+        if step < plan.count, plan[step].name == name { return plan[step].column }
+        let column = names.firstIndex(of: name).map { columns[$0] }
+        if step < plan.count { plan[step] = (name, column) } else { plan.append((name, column)) }
+        return column
+    }
+
+    /// Drops the cached container, which refers back to this decoder.
+    func finish() {
+        cachedContainer = nil
+        cachedKeyType = nil
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
+        // A new entity begins.
+        step = 0
+        if cachedKeyType == ObjectIdentifier(type), let cachedContainer {
+            // Stored below for this very key type.
+            return unsafeDowncast(cachedContainer, to: ContainerCache<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
+        cachedContainer = ContainerCache(container)
+        cachedKeyType = ObjectIdentifier(type)
+        return container
+    }
+
+    /// Holds a keyed container so the decoder can keep it without knowing its key type.
+    private final class ContainerCache<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -116,6 +144,41 @@ struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
         let column = try column(key)
         if decoder.statement.columnType(column) == .integer { return decoder.statement.int64(at: column) }
+        return try cell(key, at: column).decode(type)
+    }
+
+    // Optional fields: one column lookup each, instead of the default's `contains`, then
+    // `decodeNil`, then `decode`.
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let column = decoder.column(named: key.stringValue) else { return nil }
+        switch decoder.statement.columnType(column) {
+        case .null: return nil
+        case .text: return decoder.statement.text(at: column)
+        default: return try cell(key, at: column).decode(type)
+        }
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let column = decoder.column(named: key.stringValue) else { return nil }
+        switch decoder.statement.columnType(column) {
+        case .null: return nil
+        case .integer where Int.bitWidth == 64: return Int(decoder.statement.int64(at: column))
+        default: return try cell(key, at: column).decode(type)
+        }
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let column = decoder.column(named: key.stringValue) else { return nil }
+        switch decoder.statement.columnType(column) {
+        case .null: return nil
+        case .real: return decoder.statement.double(at: column)
+        default: return try cell(key, at: column).decode(type)
+        }
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let column = decoder.column(named: key.stringValue), !decoder.statement.isNull(at: column) else { return nil }
         return try cell(key, at: column).decode(type)
     }
 

@@ -90,6 +90,7 @@ struct SnapshotReader {
         let writer = transaction[table.typed]
         let isDynamic = T.Element.self == DynamicRecord.self
         let decoder = RowDecoder(statement: statement, layout: layout)
+        defer { decoder.finish() }
         // All rows go in as one batch: into the empty table that is a bulk load, which
         // builds the order and the indexes in one pass instead of row by row.
         var rows: [T.Element] = []
