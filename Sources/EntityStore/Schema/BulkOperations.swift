@@ -8,17 +8,20 @@
 /// them is fully specialized.
 @usableFromInline
 package struct BulkOperations<E: Entity>: Sendable {
-    /// Inserts a batch through a writer, as `insert(contentsOf:)`, moving the entities out
-    /// of the array (see `insert(draining:)`).
+    /// Inserts chunks of entities through a writer until the source returns nil, as one
+    /// `insert(contentsOf:)`, moving the entities out of the chunks (see
+    /// `insert(expectedCount:drainingChunks:)`).
     @usableFromInline
-    package let insert: @Sendable (TableWriter<E>, inout [E]) throws(EntityStoreError) -> Void
+    package let insert: @Sendable (TableWriter<E>, Int, () -> [E]?) throws(EntityStoreError) -> Void
     /// Calls `body` on every entity of a view, in insertion order.
     @usableFromInline
     package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void
 
     @inlinable
     package init() {
-        insert = { (writer, batch: inout [E]) throws(EntityStoreError) in try writer.insert(draining: &batch) }
+        insert = { (writer, expectedCount, nextChunk) throws(EntityStoreError) in
+            try writer.insert(expectedCount: expectedCount, drainingChunks: nextChunk)
+        }
         forEach = { view, body in
             for entity in view { try body(entity) }
         }

@@ -80,18 +80,46 @@ public struct TableWriter<E: Entity> {
         }
     }
 
-    /// Inserts every entity of `batch` as `insert(contentsOf:)` does, moving them out of the
-    /// array instead of copying them (a restore hands over rows it will not use again).
-    /// `batch` is left empty on success and unspecified on failure.
+    /// Inserts every entity of the chunks `nextChunk` hands over until it returns nil, as
+    /// one `insert(contentsOf:)` of them all would, moving the entities out of the chunks
+    /// instead of copying them: how a restore feeds rows it decodes on another thread.
+    /// Into an empty table this is one bulk load (see `insert(contentsOf:)`).
+    /// - Parameter expectedCount: the number of entities expected, to size the table.
     /// - Complexity: as `insert(contentsOf:)`.
     @inlinable
-    package func insert(draining batch: inout [E]) throws(EntityStoreError) {
+    package func insert(expectedCount: Int, drainingChunks nextChunk: () -> [E]?) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
-            if table.count == 0 {
-                try Self.load(&batch, draining: true, into: &table, tracker: &tracker, revision: transaction.revision)
-            } else {
-                try Self.insert(batch, into: &table, tracker: &tracker, revision: transaction.revision)
-                batch.removeAll()
+            guard table.count == 0 else {
+                var rest: [E] = []
+                while let chunk = nextChunk() { rest.append(contentsOf: chunk) }
+                try Self.insert(rest, into: &table, tracker: &tracker, revision: transaction.revision)
+                return
+            }
+            // Copies are O(1) (the table is empty); putting them back undoes everything.
+            let (originalTable, originalTracker) = (table, tracker)
+            do throws(EntityStoreError) {
+                table.beginLoad(expectedCount: expectedCount)
+                var ids: [E.ID] = []
+                ids.reserveCapacity(expectedCount)
+                var sequence = table.nextSequence
+                while var chunk = nextChunk() {
+                    for entity in chunk { ids.append(entity.id) }
+                    // Reversed, so popping (a move, not a copy) goes in insertion order.
+                    chunk.reverse()
+                    while let entity = chunk.popLast() {
+                        try table.loadAdd(entity, sequence: sequence, revision: transaction.revision)
+                        sequence += 1
+                    }
+                }
+                table.endLoad(ids: ids, revision: transaction.revision)
+                if tracker.before.isEmpty {
+                    tracker.fresh.append(contentsOf: ids)
+                } else {
+                    for id in ids { tracker.noteInsert(id) }
+                }
+            } catch {
+                (table, tracker) = (originalTable, originalTracker)
+                throw error
             }
         }
     }

@@ -76,7 +76,11 @@ struct SnapshotReader {
         }
     }
 
-    /// Decodes the rows of one table, in ID order, and inserts them in one batch.
+    /// Decodes the rows of one table, in ID order, and inserts them as one batch.
+    ///
+    /// Two threads share the work: a decoding thread steps the statement and decodes
+    /// chunks of rows, while this thread moves each chunk into the table as it arrives, so
+    /// decoding and building the table (rows, order, indexes) overlap.
     private func readRows<T: TypedTable>(
         of table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection,
         into transaction: Transaction, progress: (Int) -> Void
@@ -88,30 +92,30 @@ struct SnapshotReader {
         for column in stored.columns { kinds[column.name] = column.kind }
         let layout = ColumnLayout(index: index, kind: kinds, table: table.name)
         let writer = transaction[table.typed]
-        let isDynamic = T.Element.self == DynamicRecord.self
-        let decoder = RowDecoder(statement: statement, layout: layout)
-        defer { decoder.finish() }
-        // All rows go in as one batch: into the empty table that is a bulk load, which
-        // builds the order and the indexes in one pass instead of row by row.
-        var rows: [T.Element] = []
-        rows.reserveCapacity(min(max(stored.rowCount, 0), 1 << 22))
-        while try statement.step() {
-            let entity: T.Element
-            if isDynamic, let record = try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind) as? T.Element {
-                entity = record
-            } else {
-                do { entity = try T.Element(from: decoder) } catch let error as DecodingError {
-                    throw SnapshotError.schemaMismatch(table: table.name, detail: Self.describe(error))
-                }
+        let channel = ChunkChannel<T.Element>(capacity: 4)
+        let producer = RowProducer<T.Element>(
+            statement: statement, decoder: RowDecoder(statement: statement, layout: layout),
+            layout: layout, idKind: stored.idKind, table: table.name, path: path, channel: channel)
+        let thread = Thread { producer.run() }
+        // As deep a stack as the main thread's: decoding nested values recurses.
+        thread.stackSize = 8 << 20
+        thread.start()
+
+        var count = 0
+        do {
+            try table.typed.bulk.insert(writer, max(0, min(stored.rowCount, 1 << 22))) {
+                guard let chunk = channel.receive() else { return nil }
+                count += chunk.count
+                progress(count)
+                return chunk
             }
-            rows.append(entity)
-            if rows.count % 10_000 == 0 { progress(rows.count) }
-        }
-        let count = rows.count
-        do { try table.typed.bulk.insert(writer, &rows) } catch {
+        } catch {
+            // Stop the decoder, and wait for it: it uses the statement until it exits.
+            channel.cancel()
+            _ = channel.waitForProducer()
             throw SnapshotError.invalidData(table: table.name, detail: error.description)
         }
-        progress(count)
+        if let failure = channel.waitForProducer() { throw failure }
         if count != stored.rowCount {
             throw SnapshotError.invalidData(
                 table: table.name, detail: "the metadata records \(stored.rowCount) rows but the table holds \(count)")
@@ -152,5 +156,76 @@ enum DynamicRowReader {
             }
         }
         return DynamicRecord(id: id, fields: fields)
+    }
+}
+
+/// The decoding half of a restore: steps a statement on its own thread and sends the
+/// decoded entities through a channel in chunks.
+private final class RowProducer<Element: Entity>: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: the reader creates this object, hands it to the one
+    // thread that runs `run()`, and does not use the connection again until
+    // `waitForProducer()` returned. `run()` drops its references to the statement and the
+    // decoder before it signals its exit (the channel's lock orders the two threads), so
+    // the statement is never finalized on this thread while the reader uses the
+    // connection.
+    private var statement: SQLiteStatement?
+    private var decoder: RowDecoder?
+    private let layout: ColumnLayout
+    private let idKind: ColumnKind
+    private let table: String
+    private let path: String
+    private let channel: ChunkChannel<Element>
+    static var chunkSize: Int { 4_096 }
+
+    init(
+        statement: SQLiteStatement, decoder: RowDecoder, layout: ColumnLayout, idKind: ColumnKind, table: String,
+        path: String, channel: ChunkChannel<Element>
+    ) {
+        self.statement = statement
+        self.decoder = decoder
+        self.layout = layout
+        self.idKind = idKind
+        self.table = table
+        self.path = path
+        self.channel = channel
+    }
+
+    func run() {
+        if let statement, let decoder { produce(statement, decoder) }
+        decoder?.finish()
+        decoder = nil
+        statement = nil
+        channel.producerExited()
+    }
+
+    private func produce(_ statement: SQLiteStatement, _ decoder: RowDecoder) {
+        do {
+            let isDynamic = Element.self == DynamicRecord.self
+            var chunk: [Element] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            while try statement.step() {
+                let entity: Element
+                if isDynamic, let record = try DynamicRowReader.record(statement, layout: layout, idKind: idKind) as? Element {
+                    entity = record
+                } else {
+                    do { entity = try Element(from: decoder) } catch let error as DecodingError {
+                        throw SnapshotError.schemaMismatch(table: table, detail: SnapshotReader.describe(error))
+                    }
+                }
+                chunk.append(entity)
+                if chunk.count == Self.chunkSize {
+                    guard channel.send(chunk) else { return channel.finish() }
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty, !channel.send(chunk) { return channel.finish() }
+            channel.finish()
+        } catch let error as SnapshotError {
+            channel.finish(throwing: error)
+        } catch let error as SQLiteError {
+            channel.finish(throwing: SnapshotError(error, path: path))
+        } catch {
+            channel.finish(throwing: SnapshotError.invalidData(table: table, detail: String(describing: error)))
+        }
     }
 }

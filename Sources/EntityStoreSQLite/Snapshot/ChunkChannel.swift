@@ -1,0 +1,81 @@
+import Foundation
+
+/// A bounded hand-off of chunks from one producer thread to one consumer: how a restore
+/// decodes rows on one core while the table is built on another.
+///
+/// The producer blocks while `capacity` chunks wait; the consumer blocks while none does.
+/// Either side can end the exchange: the producer with ``finish(throwing:)``, the
+/// consumer with ``cancel()``, after which ``send(_:)`` returns false.
+final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: every stored variable is read and written only while
+    // `condition` is locked.
+    private let condition = NSCondition()
+    private let capacity: Int
+    private var queue: [[Element]] = []
+    private var finished = false
+    private var cancelled = false
+    private var producerDone = false
+    private var error: (any Error)?
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Hands over a chunk, waiting while the channel is full. Returns false, dropping the
+    /// chunk, once the consumer cancelled.
+    func send(_ chunk: [Element]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        queue.append(chunk)
+        condition.broadcast()
+        return true
+    }
+
+    /// Ends production, with the error that stopped it if any.
+    func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        self.error = error
+        condition.broadcast()
+    }
+
+    /// Marks the producer as gone: it touches nothing shared after this.
+    func producerExited() {
+        condition.lock()
+        defer { condition.unlock() }
+        producerDone = true
+        condition.broadcast()
+    }
+
+    /// The next chunk, waiting while none is ready; nil once production ended (or the
+    /// consumer cancelled) and every chunk was taken.
+    func receive() -> [Element]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished && !cancelled { condition.wait() }
+        if cancelled || queue.isEmpty { return nil }
+        let chunk = queue.removeFirst()
+        condition.broadcast()
+        return chunk
+    }
+
+    /// Stops the producer at its next `send`.
+    func cancel() {
+        condition.lock()
+        defer { condition.unlock() }
+        cancelled = true
+        queue.removeAll()
+        condition.broadcast()
+    }
+
+    /// Waits until the producer exited, then returns the error it finished with.
+    func waitForProducer() -> (any Error)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !producerDone { condition.wait() }
+        return error
+    }
+}
