@@ -76,46 +76,81 @@ struct SnapshotReader {
         }
     }
 
+    /// Tables from this many rows on are decoded by two threads, each over half of the IDs.
+    static let rowsPerDecoderSplit = 20_000
+
     /// Decodes the rows of one table, in ID order, and inserts them as one batch.
     ///
-    /// Two threads share the work: a decoding thread steps the statement and decodes
-    /// chunks of rows, while this thread moves each chunk into the table as it arrives, so
-    /// decoding and building the table (rows, order, indexes) overlap.
+    /// Decoding (SQLite stepping and `Codable`) costs about three times what building the
+    /// table (rows, insertion order, indexes) does, so large tables are decoded by two
+    /// threads, each over half of the IDs on its own connection, while this thread moves
+    /// the decoded chunks into the table as they arrive: first half first, so rows keep
+    /// their ID order.
     private func readRows<T: TypedTable>(
         of table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection,
         into transaction: Transaction, progress: (Int) -> Void
     ) throws -> Int {
-        let statement = try connection.prepare("SELECT * FROM \(quoteIdentifier(table.name)) ORDER BY \"id\"")
+        let name = quoteIdentifier(table.name)
+        let statements: [SQLiteStatement]
+        if stored.rowCount >= Self.rowsPerDecoderSplit,
+           let pivot = try connection.prepare("SELECT \"id\" FROM \(name) ORDER BY \"id\" LIMIT 1 OFFSET ?")
+               .rows([.integer(Int64(stored.rowCount / 2))]).first?.first {
+            let lower = try connection.prepare("SELECT * FROM \(name) WHERE \"id\" < ? ORDER BY \"id\"")
+            try lower.bind([pivot])
+            let other = try SQLiteConnection(path: connection.path, mode: .readOnly)
+            let upper = try other.prepare("SELECT * FROM \(name) WHERE \"id\" >= ? ORDER BY \"id\"")
+            try upper.bind([pivot])
+            statements = [lower, upper]
+        } else {
+            statements = [try connection.prepare("SELECT * FROM \(name) ORDER BY \"id\"")]
+        }
         var index: [String: Int32] = [:]
-        for column in 0..<statement.columnCount { index[statement.columnName(column)] = column }
+        for column in 0..<statements[0].columnCount { index[statements[0].columnName(column)] = column }
         var kinds: [String: ColumnKind] = [:]
         for column in stored.columns { kinds[column.name] = column.kind }
         let layout = ColumnLayout(index: index, kind: kinds, table: table.name)
         let writer = transaction[table.typed]
-        let channel = ChunkChannel<T.Element>(capacity: 4)
-        let producer = RowProducer<T.Element>(
-            statement: statement, decoder: RowDecoder(statement: statement, layout: layout),
-            layout: layout, idKind: stored.idKind, table: table.name, path: path, channel: channel)
-        let thread = Thread { producer.run() }
-        // As deep a stack as the main thread's: decoding nested values recurses.
-        thread.stackSize = 8 << 20
-        thread.start()
+
+        // The first half's channel is bounded (its chunks are taken as they come); the
+        // second half's is not, so its decoder never waits for the first half's rows.
+        let channels = statements.indices.map { ChunkChannel<T.Element>(capacity: $0 == 0 ? 4 : .max) }
+        for (statement, channel) in zip(statements, channels) {
+            let producer = RowProducer<T.Element>(
+                statement: statement, decoder: RowDecoder(statement: statement, layout: layout),
+                layout: layout, idKind: stored.idKind, table: table.name, path: path, channel: channel)
+            let thread = Thread { producer.run() }
+            // As deep a stack as the main thread's: decoding nested values recurses.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        // This thread keeps the statements until the decoders exited, so the last release
+        // (which finalizes a statement on its connection) happens here, not on a decoder.
+        defer { withExtendedLifetime(statements) {} }
+        // Stop every decoder, and wait for them: they use their statements until they exit.
+        func stopDecoders() -> (any Error)? {
+            for channel in channels { channel.cancel() }
+            return channels.compactMap { $0.waitForProducer() }.first
+        }
 
         var count = 0
+        var current = 0
         do {
             try table.typed.bulk.insert(writer, max(0, min(stored.rowCount, 1 << 22))) {
-                guard let chunk = channel.receive() else { return nil }
-                count += chunk.count
-                progress(count)
-                return chunk
+                while current < channels.count {
+                    if let chunk = channels[current].receive() {
+                        count += chunk.count
+                        progress(count)
+                        return chunk
+                    }
+                    current += 1
+                }
+                return nil
             }
         } catch {
-            // Stop the decoder, and wait for it: it uses the statement until it exits.
-            channel.cancel()
-            _ = channel.waitForProducer()
+            _ = stopDecoders()
             throw SnapshotError.invalidData(table: table.name, detail: error.description)
         }
-        if let failure = channel.waitForProducer() { throw failure }
+        if let failure = channels.compactMap({ $0.waitForProducer() }).first { throw failure }
         if count != stored.rowCount {
             throw SnapshotError.invalidData(
                 table: table.name, detail: "the metadata records \(stored.rowCount) rows but the table holds \(count)")
