@@ -24,6 +24,9 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
+    @Option(help: ArgumentHelp("Measure only this figure (restore), for profiling.", visibility: .hidden))
+    var only: String?
+
     func validate() throws {
         if let size, size < 1 { throw ValidationError("--size must be at least 1") }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
@@ -60,6 +63,11 @@ struct EntityStoreBench: ParsableCommand {
         let measured = repetitions ?? (size >= 1_000_000 ? 3 : 5)
         let figures = StoreFigures(data: data, repetitions: Repetitions(warmUp: 1, measured: measured))
         var report = SizeReport(size: size)
+        if only == "restore" {
+            let store = try makeStore(data.entities)
+            report.add(try phase("restore") { try figures.restoreFigure(store: store) })
+            return report
+        }
 
         let (memory, memoryNote) = try phase("bytes_per_entity") { try figures.bytesPerEntity() }
         let (insert, store, dictionary) = try phase("insert") { try figures.insert() }

@@ -29,23 +29,7 @@ extension StoreFigures {
         let snapshotRate = Double(count) / snapshotSeconds
         notes.append("snapshot: file of \(grouped(fileSize)) bytes (\(String(format2: Double(fileSize) / Double(count))) B/entity)")
 
-        // restore: store.restore(from:) into an empty store of the same schema.
-        let rawRestoreRate = try rawRestoreRate(store: store)
-        let source = TemporaryFile(prefix: "restore")
-        defer { source.remove() }
-        try store.snapshot(to: source.path)
-        let expected = store.state[items]
-        let restoreSeconds = try repetitions.medianOf {
-            let target = try makeEmptyStore()
-            let elapsed = try seconds { try target.restore(from: source.path) }
-            let restored = target.state[items]
-            if restored.count != count || restored.find(count) != expected.find(count)
-                || restored.filter(\.ownerID, equals: 1).count != expected.filter(\.ownerID, equals: 1).count {
-                progress("warning: the restored store differs from the snapshotted one")
-            }
-            return elapsed
-        }
-        let restoreRate = Double(count) / restoreSeconds
+        let restore = try restoreFigure(store: store)
 
         // incremental_save_1pct: SnapshotFile.save() after one commit updating 1% of the
         // entities, on a file that already holds the full snapshot.
@@ -82,10 +66,7 @@ extension StoreFigures {
                 name: "snapshot", value: snapshotRate, unit: "rows/s", baseline: rawSnapshotRate,
                 ratio: snapshotRate / rawSnapshotRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
                 baselineMeaning: "raw SQLite: prepared INSERT per row, one transaction, new file"),
-            Figure(
-                name: "restore", value: restoreRate, unit: "rows/s", baseline: rawRestoreRate,
-                ratio: restoreRate / rawRestoreRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
-                baselineMeaning: "raw SQLite: SELECT stepped into [Int: BenchItem]"),
+            restore,
             Figure(
                 name: "incremental_save_1pct", value: saveMilliseconds, unit: "ms", baseline: fullMilliseconds,
                 ratio: saveMilliseconds / fullMilliseconds, ratioMeaning: "incremental / full", direction: .lowerIsBetter,
@@ -95,5 +76,31 @@ extension StoreFigures {
                 ratio: duringP99 / commitP99AtRest, ratioMeaning: "during / at rest", direction: .lowerIsBetter,
                 baselineMeaning: "commit_p99_us at rest"),
         ], notes)
+    }
+
+    /// `restore`: store.restore(from:) of a snapshot of `store` into an empty store of the
+    /// same schema, against raw SQLite stepping the same rows into a Dictionary.
+    func restoreFigure(store: EntityStore) throws -> Figure {
+        let count = store.state[items].count
+        let rawRestoreRate = try rawRestoreRate(store: store)
+        let source = TemporaryFile(prefix: "restore")
+        defer { source.remove() }
+        try store.snapshot(to: source.path)
+        let expected = store.state[items]
+        let restoreSeconds = try repetitions.medianOf {
+            let target = try makeEmptyStore()
+            let elapsed = try seconds { try target.restore(from: source.path) }
+            let restored = target.state[items]
+            if restored.count != count || restored.find(count) != expected.find(count)
+                || restored.filter(\.ownerID, equals: 1).count != expected.filter(\.ownerID, equals: 1).count {
+                progress("warning: the restored store differs from the snapshotted one")
+            }
+            return elapsed
+        }
+        let restoreRate = Double(count) / restoreSeconds
+        return Figure(
+            name: "restore", value: restoreRate, unit: "rows/s", baseline: rawRestoreRate,
+            ratio: restoreRate / rawRestoreRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
+            baselineMeaning: "raw SQLite: SELECT stepped into [Int: BenchItem]")
     }
 }

@@ -68,7 +68,7 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// map owns its flat table, O(log k) in the overlay's size otherwise.
     @inlinable
     @discardableResult
-    mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
+    mutating func updateValue(_ value: consuming Value, forKey key: Key) -> Value? {
         if overlay.isEmpty, isKnownUniquelyReferenced(&owner) {
             let old = entries.updateValue(value, forKey: key)
             if old == nil { count += 1 }

@@ -143,7 +143,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     /// Adds one entity during a bulk load, at insertion position `sequence`.
     /// - Throws: `duplicateID` or an index's constraint violation.
     @inlinable
-    mutating func loadAdd(_ entity: E, sequence: UInt64, revision: UInt64) throws(EntityStoreError) {
+    mutating func loadAdd(_ entity: consuming E, sequence: UInt64, revision: UInt64) throws(EntityStoreError) {
         // The boxes are this table's own since `beginLoad`.
         for i in indexes.indices { try descriptor.indexes[i].loadAdd(indexes[i], entity, sequence, name) }
         let id = entity.id

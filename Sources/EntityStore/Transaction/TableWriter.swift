@@ -83,6 +83,8 @@ public struct TableWriter<E: Entity> {
     /// Inserts every entity of the chunks `nextChunk` hands over until it returns nil, as
     /// one `insert(contentsOf:)` of them all would, moving the entities out of the chunks
     /// instead of copying them: how a restore feeds rows it decodes on another thread.
+    /// Each chunk comes in reverse order (its last entity first), so that taking entities
+    /// from its end, which moves them, yields them in order.
     /// Into an empty table this is one bulk load (see `insert(contentsOf:)`).
     /// - Parameter expectedCount: the number of entities expected, to size the table.
     /// - Complexity: as `insert(contentsOf:)`.
@@ -103,10 +105,8 @@ public struct TableWriter<E: Entity> {
                 ids.reserveCapacity(expectedCount)
                 var sequence = table.nextSequence
                 while var chunk = nextChunk() {
-                    for entity in chunk { ids.append(entity.id) }
-                    // Reversed, so popping (a move, not a copy) goes in insertion order.
-                    chunk.reverse()
                     while let entity = chunk.popLast() {
+                        ids.append(entity.id)
                         try table.loadAdd(entity, sequence: sequence, revision: transaction.revision)
                         sequence += 1
                     }

@@ -113,7 +113,7 @@ struct SnapshotReader {
 
         // The first half's channel is bounded (its chunks are taken as they come); the
         // second half's is not, so its decoder never waits for the first half's rows.
-        let channels = statements.indices.map { ChunkChannel<T.Element>(capacity: $0 == 0 ? 4 : .max) }
+        let channels = statements.indices.map { ChunkChannel<T.Element>(capacity: $0 == 0 ? 16 : .max) }
         for (statement, channel) in zip(statements, channels) {
             let producer = RowProducer<T.Element>(
                 statement: statement, decoder: RowDecoder(statement: statement, layout: layout),
@@ -210,7 +210,7 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
     private let table: String
     private let path: String
     private let channel: ChunkChannel<Element>
-    static var chunkSize: Int { 4_096 }
+    static var chunkSize: Int { 1_024 }
 
     init(
         statement: SQLiteStatement, decoder: RowDecoder, layout: ColumnLayout, idKind: ColumnKind, table: String,
@@ -249,10 +249,14 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
                 }
                 chunk.append(entity)
                 if chunk.count == Self.chunkSize {
+                    // Reversed here, where there is time to spare: the table takes a chunk
+                    // from its end (see `insert(expectedCount:drainingChunks:)`).
+                    chunk.reverse()
                     guard channel.send(chunk) else { return channel.finish() }
                     chunk.removeAll(keepingCapacity: true)
                 }
             }
+            chunk.reverse()
             if !chunk.isEmpty, !channel.send(chunk) { return channel.finish() }
             channel.finish()
         } catch let error as SnapshotError {
