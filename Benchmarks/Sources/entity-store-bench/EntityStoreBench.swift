@@ -24,7 +24,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only this figure (restore or snapshot), for profiling.", visibility: .hidden))
     var only: String?
 
     func validate() throws {
@@ -63,9 +63,13 @@ struct EntityStoreBench: ParsableCommand {
         let measured = repetitions ?? (size >= 1_000_000 ? 3 : 5)
         let figures = StoreFigures(data: data, repetitions: Repetitions(warmUp: 1, measured: measured))
         var report = SizeReport(size: size)
-        if only == "restore" {
+        if let only {
             let store = try makeStore(data.entities)
-            report.add(try phase("restore") { try figures.restoreFigure(store: store) })
+            switch only {
+            case "restore": report.add(try phase("restore") { try figures.restoreFigure(store: store) })
+            case "snapshot": report.add(try phase("snapshot") { try figures.snapshotFigure(store: store).0 })
+            default: throw ValidationError("--only takes restore or snapshot")
+            }
             return report
         }
 

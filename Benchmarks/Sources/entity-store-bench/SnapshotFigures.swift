@@ -12,22 +12,8 @@ extension StoreFigures {
         let count = store.state[items].count
         var notes: [String] = []
 
-        // snapshot: store.snapshot(to:) into a new temporary file.
-        let rawSnapshotRate = try rawSnapshotRate(store: store)
-        var fileSize = 0
-        let snapshotSeconds = try repetitions.medianOf {
-            let file = TemporaryFile(prefix: "snapshot")
-            defer { file.remove() }
-            var summary: SnapshotSummary?
-            let elapsed = try seconds { summary = try store.snapshot(to: file.path) }
-            if let summary {
-                fileSize = summary.fileSize
-                if summary.rowCount != count { progress("warning: snapshot wrote \(summary.rowCount) rows, expected \(count)") }
-            }
-            return elapsed
-        }
-        let snapshotRate = Double(count) / snapshotSeconds
-        notes.append("snapshot: file of \(grouped(fileSize)) bytes (\(String(format2: Double(fileSize) / Double(count))) B/entity)")
+        let (snapshot, snapshotSeconds, snapshotNote) = try snapshotFigure(store: store)
+        notes.append(snapshotNote)
 
         let restore = try restoreFigure(store: store)
 
@@ -62,10 +48,7 @@ extension StoreFigures {
         notes.append("commit_p99_during_snapshot_us: \(snapshots) snapshots completed while the commits ran")
 
         return ([
-            Figure(
-                name: "snapshot", value: snapshotRate, unit: "rows/s", baseline: rawSnapshotRate,
-                ratio: snapshotRate / rawSnapshotRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
-                baselineMeaning: "raw SQLite: prepared INSERT per row, one transaction, new file"),
+            snapshot,
             restore,
             Figure(
                 name: "incremental_save_1pct", value: saveMilliseconds, unit: "ms", baseline: fullMilliseconds,
@@ -76,6 +59,32 @@ extension StoreFigures {
                 ratio: duringP99 / commitP99AtRest, ratioMeaning: "during / at rest", direction: .lowerIsBetter,
                 baselineMeaning: "commit_p99_us at rest"),
         ], notes)
+    }
+
+    /// `snapshot`: store.snapshot(to:) of `store` into a new temporary file, against raw
+    /// SQLite prepared inserts of the same rows. Also returns the median seconds and a note.
+    func snapshotFigure(store: EntityStore) throws -> (Figure, seconds: Double, note: String) {
+        let count = store.state[items].count
+        let rawSnapshotRate = try rawSnapshotRate(store: store)
+        var fileSize = 0
+        let snapshotSeconds = try repetitions.medianOf {
+            let file = TemporaryFile(prefix: "snapshot")
+            defer { file.remove() }
+            var summary: SnapshotSummary?
+            let elapsed = try seconds { summary = try store.snapshot(to: file.path) }
+            if let summary {
+                fileSize = summary.fileSize
+                if summary.rowCount != count { progress("warning: snapshot wrote \(summary.rowCount) rows, expected \(count)") }
+            }
+            return elapsed
+        }
+        let snapshotRate = Double(count) / snapshotSeconds
+        let note = "snapshot: file of \(grouped(fileSize)) bytes (\(String(format2: Double(fileSize) / Double(count))) B/entity)"
+        let figure = Figure(
+            name: "snapshot", value: snapshotRate, unit: "rows/s", baseline: rawSnapshotRate,
+            ratio: snapshotRate / rawSnapshotRate, ratioMeaning: "ours / raw SQLite", direction: .higherIsBetter,
+            baselineMeaning: "raw SQLite: prepared INSERT per row, one transaction, new file")
+        return (figure, snapshotSeconds, note)
     }
 
     /// `restore`: store.restore(from:) of a snapshot of `store` into an empty store of the

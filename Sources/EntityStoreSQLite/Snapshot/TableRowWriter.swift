@@ -6,6 +6,12 @@ struct TableRowWriter {
     private var insert: SQLiteStatement?
     private var values: [SQLiteValue] = []
     private var seen: [Bool] = []
+    /// The previous row's field names with their column positions: rows of one type name
+    /// their fields in the same order, so the n-th field is checked against the previous
+    /// row's n-th (comparing a string with itself, which is cheap) before any hashing.
+    private var plan: [(name: String, position: Int)] = []
+    /// The column position of each field of the row being written.
+    private var rowPositions: [Int] = []
     private(set) var rowsWritten = 0
     private var created: Bool
 
@@ -31,10 +37,19 @@ struct TableRowWriter {
         if layout.idKind == nil { layout.idKind = id.kind }
         var changedLayout = false
         var newColumns: [Int] = []
-        for (name, value) in fields {
-            let (position, isNew) = try layout.position(of: name, rowsBefore: rowsWritten)
-            if isNew { changedLayout = true; newColumns.append(position) }
+        rowPositions.removeAll(keepingCapacity: true)
+        for (offset, (name, value)) in fields.enumerated() {
+            let position: Int
+            if offset < plan.count, plan[offset].name == name {
+                position = plan[offset].position
+            } else {
+                let (found, isNew) = try layout.position(of: name, rowsBefore: rowsWritten)
+                if isNew { changedLayout = true; newColumns.append(found) }
+                if offset < plan.count { plan[offset] = (name, found) } else { plan.append((name, found)) }
+                position = found
+            }
             try layout.note(value, at: position)
+            rowPositions.append(position)
         }
         do {
             if !created {
@@ -49,10 +64,9 @@ struct TableRowWriter {
                 seen = Array(repeating: false, count: layout.columns.count)
             }
             for index in values.indices { values[index] = .null; seen[index] = false }
-            for (name, value) in fields {
-                guard let position = layout.positions[name] else { continue }
-                values[position] = value.value
-                seen[position] = true
+            for (offset, field) in fields.enumerated() {
+                values[rowPositions[offset]] = field.value.value
+                seen[rowPositions[offset]] = true
             }
             for index in seen.indices where !seen[index] { layout.markNullable(index) }
             guard let insert else { return }
