@@ -100,31 +100,20 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     }
 
     /// Fills an empty table with `batch` in one pass (see ``beginLoad(expectedCount:)``).
-    /// With `draining`, the entities are moved out of `batch` (left empty) instead of
-    /// copied: no retain per copy, no release when the array goes. Returns the IDs in
-    /// insertion order.
-    /// - Throws: `duplicateID` or an index's constraint violation, leaving the table and
-    ///   `batch` unspecified: the caller puts back its copy of the table as it was.
+    /// Returns the IDs in insertion order.
+    /// - Throws: `duplicateID` or an index's constraint violation, leaving the table
+    ///   unspecified: the caller puts back its copy of the table as it was.
     /// - Complexity: O(k) expected, plus O(k log k) per ordered index.
     @inlinable
-    mutating func load(_ batch: inout [E], draining: Bool, revision: UInt64) throws(EntityStoreError) -> [E.ID] {
+    mutating func load(_ batch: [E], revision: UInt64) throws(EntityStoreError) -> [E.ID] {
         beginLoad(expectedCount: batch.count)
-        let first = nextSequence
-        let ids = batch.map { $0.id }
-        if draining {
-            // Popping moves each entity into its row. (Only for an array the caller hands
-            // over: popping from a shared one would copy all of it first.)
-            var sequence = first + UInt64(batch.count)
-            while let entity = batch.popLast() {
-                sequence -= 1
-                try loadAdd(entity, sequence: sequence, revision: revision)
-            }
-        } else {
-            var sequence = first
-            for entity in batch {
-                try loadAdd(entity, sequence: sequence, revision: revision)
-                sequence += 1
-            }
+        var ids: [E.ID] = []
+        ids.reserveCapacity(batch.count)
+        var sequence = nextSequence
+        for entity in batch {
+            ids.append(entity.id)
+            try loadAdd(entity, sequence: sequence, revision: revision)
+            sequence += 1
         }
         endLoad(ids: ids, revision: revision)
         return ids

@@ -65,9 +65,9 @@ public struct TableWriter<E: Entity> {
     public func insert(contentsOf entities: some Sequence<E>) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             if table.count == 0 {
-                var batch = Array(entities)
+                let batch = Array(entities)
                 do throws(EntityStoreError) {
-                    try Self.load(&batch, draining: false, into: &table, tracker: &tracker, revision: transaction.revision)
+                    try Self.load(batch, into: &table, tracker: &tracker, revision: transaction.revision)
                     return
                 } catch {
                     // Refused and undone. Inserting one at a time reports the first offending
@@ -124,17 +124,17 @@ public struct TableWriter<E: Entity> {
         }
     }
 
-    /// Bulk-loads `batch` into the empty `table` (draining the array if asked); on failure
-    /// puts the table and tracker back as they were and rethrows.
+    /// Bulk-loads `batch` into the empty `table`; on failure puts the table and tracker back
+    /// as they were and rethrows.
     @inlinable
     static func load(
-        _ batch: inout [E], draining: Bool, into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+        _ batch: [E], into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
         if batch.isEmpty { return }
         // Copies are O(1) (the table is empty); putting them back undoes everything.
         let (originalTable, originalTracker) = (table, tracker)
         do throws(EntityStoreError) {
-            let ids = try table.load(&batch, draining: draining, revision: revision)
+            let ids = try table.load(batch, revision: revision)
             if tracker.before.isEmpty {
                 tracker.fresh.append(contentsOf: ids)
             } else {
