@@ -28,7 +28,8 @@ final class RowDecoder: Decoder {
     /// (Exclusivity is unchecked: the decoder is used by one thread, one call at a time,
     /// and these are touched only inside `column(named:)` and `container(keyedBy:)`,
     /// which never overlap; the dynamic checks cost more than the lookups.)
-    @exclusivity(unchecked) private var plan: [(name: String, column: Int32?)] = []
+    @exclusivity(unchecked) private var planNames: [String] = []
+    @exclusivity(unchecked) private var planColumns: [Int32?] = []
     /// The number of requests so far in the current row.
     @exclusivity(unchecked) private var step = 0
     /// The keyed container of the last key type asked for, reused for every row (its
@@ -50,9 +51,15 @@ final class RowDecoder: Decoder {
     /// name per field per row cost more than the rest of the decoding.)
     func column(named name: String) -> Int32? {
         defer { step += 1 }
-        if step < plan.count, plan[step].name == name { return plan[step].column }
+        if step < planNames.count, planNames[step] == name { return planColumns[step] }
         let column = names.firstIndex(of: name).map { columns[$0] }
-        if step < plan.count { plan[step] = (name, column) } else { plan.append((name, column)) }
+        if step < planNames.count {
+            planNames[step] = name
+            planColumns[step] = column
+        } else {
+            planNames.append(name)
+            planColumns.append(column)
+        }
         return column
     }
 

@@ -250,13 +250,14 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
                 chunk.append(entity)
                 if chunk.count == Self.chunkSize {
                     // Reversed here, where there is time to spare: the table takes a chunk
-                    // from its end (see `insert(expectedCount:drainingChunks:)`).
-                    chunk.reverse()
+                    // from its end (see `insert(expectedCount:drainingChunks:)`). Through
+                    // the buffer, the swaps move entities instead of copying them.
+                    chunk.withUnsafeMutableBufferPointer { $0.reverse() }
                     guard channel.send(chunk) else { return channel.finish() }
                     chunk.removeAll(keepingCapacity: true)
                 }
             }
-            chunk.reverse()
+            chunk.withUnsafeMutableBufferPointer { $0.reverse() }
             if !chunk.isEmpty, !channel.send(chunk) { return channel.finish() }
             channel.finish()
         } catch let error as SnapshotError {
