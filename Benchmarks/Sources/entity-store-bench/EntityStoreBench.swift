@@ -24,7 +24,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore or snapshot), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot or incremental), for profiling.", visibility: .hidden))
     var only: String?
 
     func validate() throws {
@@ -68,7 +68,12 @@ struct EntityStoreBench: ParsableCommand {
             switch only {
             case "restore": report.add(try phase("restore") { try figures.restoreFigure(store: store) })
             case "snapshot": report.add(try phase("snapshot") { try figures.snapshotFigure(store: store).0 })
-            default: throw ValidationError("--only takes restore or snapshot")
+            case "incremental":
+                let full = try phase("snapshot") { try figures.snapshotFigure(store: store) }
+                report.add(try phase("incremental_save_1pct") {
+                    try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
+                })
+            default: throw ValidationError("--only takes restore, snapshot or incremental")
             }
             return report
         }
