@@ -37,6 +37,9 @@ struct LiveConnection {
             let pages: Int64
             if case let .integer(count)? = try connection.pragma("page_count") { pages = count } else { pages = 0 }
             try connection.setPragma("wal_autocheckpoint", String(max(1_000, pages)))
+            // Rewriting the header with its own format version starts the log now (its
+            // creation and first syncs), once, rather than in the first save.
+            try connection.setUserVersion(try connection.userVersion)
         } catch {
             throw SnapshotError(error, path: path)
         }
