@@ -106,13 +106,13 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     /// - Complexity: O(k) expected, plus O(k log k) per ordered index.
     @inlinable
     mutating func load(_ batch: [E], revision: UInt64) throws(EntityStoreError) -> [E.ID] {
-        beginLoad(expectedCount: batch.count)
+        let loader = beginLoad(expectedCount: batch.count)
         var ids: [E.ID] = []
         ids.reserveCapacity(batch.count)
         var sequence = nextSequence
         for entity in batch {
             ids.append(entity.id)
-            try loadAdd(entity, sequence: sequence, revision: revision)
+            try loadAdd(entity, sequence: sequence, revision: revision, using: loader)
             sequence += 1
         }
         endLoad(ids: ids, revision: revision)
@@ -122,19 +122,22 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     /// Starts a bulk load into this empty table: rows go straight into the flat table,
     /// indexes stage their entries, and ``endLoad(ids:revision:)`` packs the
     /// insertion-order B-tree and the indexes once. Entities come through
-    /// ``loadAdd(_:sequence:revision:)`` with positions from `nextSequence` on, in any order.
+    /// ``loadAdd(_:sequence:revision:using:)`` with positions from `nextSequence` on, in any
+    /// order, each with the loader this returns.
     @inlinable
-    mutating func beginLoad(expectedCount: Int) {
+    mutating func beginLoad(expectedCount: Int) -> BulkLoader<E> {
         rows.reserveCapacity(adding: expectedCount)
         for i in indexes.indices { descriptor.indexes[i].beginLoad(uniqueIndex(i), expectedCount) }
+        return BulkLoader(adders: descriptor.indexes.map { $0.loadAdd }, boxes: indexes, table: name)
     }
 
     /// Adds one entity during a bulk load, at insertion position `sequence`.
     /// - Throws: `duplicateID` or an index's constraint violation.
     @inlinable
-    mutating func loadAdd(_ entity: consuming E, sequence: UInt64, revision: UInt64) throws(EntityStoreError) {
-        // The boxes are this table's own since `beginLoad`.
-        for i in indexes.indices { try descriptor.indexes[i].loadAdd(indexes[i], entity, sequence, name) }
+    mutating func loadAdd(
+        _ entity: consuming E, sequence: UInt64, revision: UInt64, using loader: BulkLoader<E>
+    ) throws(EntityStoreError) {
+        for i in loader.adders.indices { try loader.adders[i](loader.boxes[i], entity, sequence, loader.table) }
         let id = entity.id
         if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: id) != nil {
             throw .duplicateID(table: name, id: describeID(id))
@@ -195,5 +198,23 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         }
         for i in indexes.indices { problems += descriptor.indexes[i].erased(indexes[i]).invariantViolations(rows: rows) }
         return problems
+    }
+}
+
+/// What a bulk load calls for each entity, gathered once by `beginLoad`: the indexes'
+/// `loadAdd` operations and their boxes (this table's own since `beginLoad`), so the
+/// per-entity loop reads them from one immutable value instead of re-reading (and
+/// retaining) them from the table's declarations for every entity.
+@usableFromInline
+struct BulkLoader<E: Entity> {
+    @usableFromInline let adders: [@Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void]
+    @usableFromInline let boxes: [IndexBoxBase]
+    @usableFromInline let table: String
+
+    @inlinable
+    init(adders: [@Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void], boxes: [IndexBoxBase], table: String) {
+        self.adders = adders
+        self.boxes = boxes
+        self.table = table
     }
 }

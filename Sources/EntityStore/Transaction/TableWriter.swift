@@ -100,14 +100,14 @@ public struct TableWriter<E: Entity> {
             // Copies are O(1) (the table is empty); putting them back undoes everything.
             let (originalTable, originalTracker) = (table, tracker)
             do throws(EntityStoreError) {
-                table.beginLoad(expectedCount: expectedCount)
+                let loader = table.beginLoad(expectedCount: expectedCount)
                 var ids: [E.ID] = []
                 ids.reserveCapacity(expectedCount)
                 var sequence = table.nextSequence
                 while var chunk = nextChunk() {
                     while let entity = chunk.popLast() {
                         ids.append(entity.id)
-                        try table.loadAdd(entity, sequence: sequence, revision: transaction.revision)
+                        try table.loadAdd(entity, sequence: sequence, revision: transaction.revision, using: loader)
                         sequence += 1
                     }
                 }
