@@ -50,6 +50,23 @@ struct Repetitions {
         for _ in 0..<measured { results.append(try body()) }
         return median(results)
     }
+
+    /// Runs `baseline` and `ours` alternately (warm-up runs, then `measured` pairs) and
+    /// returns the median of each. Alternating puts both sides of a ratio through the same
+    /// moments of a shared machine, whose speed drifts by tens of percent over seconds.
+    func pairedMedians(baseline: () throws -> Double, ours: () throws -> Double) rethrows -> (baseline: Double, ours: Double) {
+        for _ in 0..<warmUp {
+            _ = try baseline()
+            _ = try ours()
+        }
+        var baselines: [Double] = []
+        var oursResults: [Double] = []
+        for _ in 0..<measured {
+            baselines.append(try baseline())
+            oursResults.append(try ours())
+        }
+        return (median(baselines), median(oursResults))
+    }
 }
 
 /// Keeps the optimizer from discarding a computed value.

@@ -52,6 +52,24 @@ final class StopFlag: Sendable {
 }
 
 extension StoreFigures {
+    /// Seconds of one raw SQLite dump of every row of `store` into a new file (one run of
+    /// the `snapshot` baseline).
+    func rawSnapshotSeconds(store: EntityStore) throws -> Double {
+        let file = TemporaryFile(prefix: "dump")
+        defer { file.remove() }
+        let view = store.state[items]
+        return try seconds { try RawSQLite.dump(view, to: file.path) }
+    }
+
+    /// Seconds of one raw SQLite `SELECT` of every row of the dump at `path` stepped into a
+    /// `[Int: BenchItem]` (one run of the `restore` baseline); warns if the row count differs.
+    func rawLoadSeconds(from path: String, expecting count: Int) throws -> Double {
+        var rows: [Int: BenchItem] = [:]
+        let elapsed = try seconds { rows = try RawSQLite.load(from: path) }
+        if rows.count != count { progress("warning: raw restore loaded \(rows.count) rows, expected \(count)") }
+        return elapsed
+    }
+
     /// Rows per second of a raw SQLite dump of every row of `store` into a new file
     /// (the `snapshot` baseline).
     func rawSnapshotRate(store: EntityStore) throws -> Double {

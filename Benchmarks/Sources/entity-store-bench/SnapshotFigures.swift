@@ -9,7 +9,6 @@ extension StoreFigures {
     /// `commit_p99_us` figure of the same size. The store receives commits (1% updates,
     /// then one-entity updates).
     func persistence(store: EntityStore, commitP99AtRest: Double) throws -> (figures: [Figure], notes: [String]) {
-        let count = store.state[items].count
         var notes: [String] = []
 
         let (snapshot, snapshotSeconds, snapshotNote) = try snapshotFigure(store: store)
@@ -44,9 +43,10 @@ extension StoreFigures {
     /// SQLite prepared inserts of the same rows. Also returns the median seconds and a note.
     func snapshotFigure(store: EntityStore) throws -> (Figure, seconds: Double, note: String) {
         let count = store.state[items].count
-        let rawSnapshotRate = try rawSnapshotRate(store: store)
         var fileSize = 0
-        let snapshotSeconds = try repetitions.medianOf {
+        let (rawSeconds, snapshotSeconds) = try repetitions.pairedMedians(baseline: {
+            try rawSnapshotSeconds(store: store)
+        }, ours: {
             let file = TemporaryFile(prefix: "snapshot")
             defer { file.remove() }
             var summary: SnapshotSummary?
@@ -56,7 +56,8 @@ extension StoreFigures {
                 if summary.rowCount != count { progress("warning: snapshot wrote \(summary.rowCount) rows, expected \(count)") }
             }
             return elapsed
-        }
+        })
+        let rawSnapshotRate = Double(count) / rawSeconds
         let snapshotRate = Double(count) / snapshotSeconds
         let note = "snapshot: file of \(grouped(fileSize)) bytes (\(String(format2: Double(fileSize) / Double(count))) B/entity)"
         let figure = Figure(
@@ -99,12 +100,16 @@ extension StoreFigures {
     /// same schema, against raw SQLite stepping the same rows into a Dictionary.
     func restoreFigure(store: EntityStore) throws -> Figure {
         let count = store.state[items].count
-        let rawRestoreRate = try rawRestoreRate(store: store)
+        let dump = TemporaryFile(prefix: "dump")
+        defer { dump.remove() }
+        try RawSQLite.dump(store.state[items], to: dump.path)
         let source = TemporaryFile(prefix: "restore")
         defer { source.remove() }
         try store.snapshot(to: source.path)
         let expected = store.state[items]
-        let restoreSeconds = try repetitions.medianOf {
+        let (rawSeconds, restoreSeconds) = try repetitions.pairedMedians(baseline: {
+            try rawLoadSeconds(from: dump.path, expecting: count)
+        }, ours: {
             let target = try makeEmptyStore()
             let elapsed = try seconds { try target.restore(from: source.path) }
             let restored = target.state[items]
@@ -113,7 +118,8 @@ extension StoreFigures {
                 progress("warning: the restored store differs from the snapshotted one")
             }
             return elapsed
-        }
+        })
+        let rawRestoreRate = Double(count) / rawSeconds
         let restoreRate = Double(count) / restoreSeconds
         return Figure(
             name: "restore", value: restoreRate, unit: "rows/s", baseline: rawRestoreRate,

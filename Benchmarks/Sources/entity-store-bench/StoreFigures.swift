@@ -80,7 +80,8 @@ struct StoreFigures {
     func insert() throws -> (Figure, store: EntityStore, dictionary: [Int: BenchItem]) {
         let count = Double(data.size)
         var dictionary: [Int: BenchItem] = [:]
-        let baselineSeconds = repetitions.medianOf {
+        var store = try makeEmptyStore()
+        let (baselineSeconds, oursSeconds) = try repetitions.pairedMedians(baseline: {
             dictionary = [:]
             var fresh: [Int: BenchItem] = [:]
             let elapsed = seconds {
@@ -88,15 +89,13 @@ struct StoreFigures {
             }
             dictionary = fresh
             return elapsed
-        }
-        var store = try makeEmptyStore()
-        let oursSeconds = try repetitions.medianOf {
+        }, ours: {
             store = try makeEmptyStore()
             let target = store
             return try seconds {
                 try target.write { tx in try tx[items].insert(contentsOf: data.entities) }
             }
-        }
+        })
         precondition(store.state[items].count == data.size && dictionary.count == data.size)
         let ours = count / oursSeconds
         let baseline = count / baselineSeconds
@@ -113,24 +112,23 @@ struct StoreFigures {
         let ids = data.lookupIDs
         let count = Double(ids.count)
         var baselineSum = 0
-        let baselineSeconds = repetitions.medianOf {
+        let view = store.state[items]
+        var oursSum = 0
+        let (baselineSeconds, oursSeconds) = repetitions.pairedMedians(baseline: {
             var sum = 0
             let elapsed = seconds {
                 for id in ids { if let entity = dictionary[id] { sum &+= entity.quantity } }
             }
             baselineSum = sum
             return elapsed
-        }
-        let view = store.state[items]
-        var oursSum = 0
-        let oursSeconds = repetitions.medianOf {
+        }, ours: {
             var sum = 0
             let elapsed = seconds {
                 for id in ids { if let entity = view.find(id) { sum &+= entity.quantity } }
             }
             oursSum = sum
             return elapsed
-        }
+        })
         if oursSum != baselineSum { progress("warning: lookup checksums differ (\(oursSum) vs \(baselineSum))") }
         let ours = count / oursSeconds
         let baseline = count / baselineSeconds
