@@ -16,6 +16,14 @@ public struct TableChanges<E: Entity>: Sendable {
     /// An empty change list.
     public init() {}
 
+    /// Changes with these parts.
+    @usableFromInline
+    init(inserted: [E.ID], updated: [E.ID: E], removed: [E.ID: E]) {
+        self.inserted = inserted
+        self.updated = updated
+        self.removed = removed
+    }
+
     /// Whether nothing changed.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && removed.isEmpty }
 
@@ -65,6 +73,7 @@ public struct TableChanges<E: Entity>: Sendable {
 }
 
 /// `TableChanges` with the entity type erased.
+@usableFromInline
 protocol AnyTableChanges: Sendable {
     var count: Int { get }
     var insertedCount: Int { get }
@@ -78,12 +87,13 @@ protocol AnyTableChanges: Sendable {
 }
 
 extension TableChanges: AnyTableChanges {
-    var insertedCount: Int { inserted.count }
-    var updatedCount: Int { updated.count }
-    var removedCount: Int { removed.count }
-    var upsertedIDs: [any Hashable & Sendable] { inserted.map { $0 } + updated.keys.map { $0 } }
-    var removedIDs: [any Hashable & Sendable] { removed.keys.map { $0 } }
+    @usableFromInline var insertedCount: Int { inserted.count }
+    @usableFromInline var updatedCount: Int { updated.count }
+    @usableFromInline var removedCount: Int { removed.count }
+    @usableFromInline var upsertedIDs: [any Hashable & Sendable] { inserted.map { $0 } + updated.keys.map { $0 } }
+    @usableFromInline var removedIDs: [any Hashable & Sendable] { removed.keys.map { $0 } }
 
+    @usableFromInline
     func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges {
         guard let next = next as? TableChanges<E> else { return self }
         let rows = state.storage(named: table, as: E.self)?.rows

@@ -25,6 +25,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     private let unregister: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
 
     /// `recompute` returns the new value, or nil if the commit does not concern it.
+    @usableFromInline
     init(initial: Value, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
         self.inner = Mutex(Inner(value: initial))
         self.recompute = recompute
@@ -77,6 +78,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             inner.recomputations += 1
             guard new != old else { return (old, old, []) }
             inner.value = new
+            if inner.observers.isEmpty { return (old, new, []) }
             return (old, new, inner.observers.sorted { $0.key < $1.key }.map { $0.value })
         }
         for entry in observers {

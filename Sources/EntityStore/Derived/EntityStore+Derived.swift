@@ -7,6 +7,7 @@ extension EntityStore {
     /// It re-reads only when a commit inserts, updates or removes that entity (or a restore
     /// replaces every table); commits touching other entities never reach it.
     /// - Complexity: O(1) to create; O(1) per commit that touches `id`, zero otherwise.
+    @inlinable
     public func derived<E: Entity>(_ table: Table<E>, id: E.ID) -> DerivedQuery<E?> {
         let name = table.name
         let derived = DerivedQuery<E?>(initial: state[table].find(id)) { changes, _ in
@@ -112,7 +113,8 @@ extension EntityStore {
         return derived
     }
 
-    private func watch<Value>(_ derived: DerivedQuery<Value>, table: String, ids: [WatchKey]) {
+    @usableFromInline
+    func watch<Value>(_ derived: DerivedQuery<Value>, table: String, ids: [WatchKey]) {
         let token = watchers.register(derived, table: table, ids: ids)
         let registry = watchers
         derived.setUnregister { registry.unregister(token, table: table, ids: ids) }

@@ -37,6 +37,8 @@ protocol TableOperations: AnyTable {
     func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws(EntityStoreError) -> Bool
     /// Whether the row `id` exists.
     func rowExists(_ id: any Hashable & Sendable, in state: EntityState) -> Bool
+    /// The net changes `tracker` recorded for this table, read from `state`; nil if none.
+    func changes(of tracker: any AnyChangeTracker, in state: EntityState) -> (any AnyTableChanges)?
 }
 
 extension Table: TableOperations {
@@ -49,6 +51,11 @@ extension Table: TableOperations {
     }
 
     func makeStorage() -> any AnyTableStorage { TableStorage(descriptor: self) }
+
+    func changes(of tracker: any AnyChangeTracker, in state: EntityState) -> (any AnyTableChanges)? {
+        // Through the closure built where the table was declared, specialized for `E`.
+        bulk.changes(tracker, state, name)
+    }
 
     func deleteRow(_ id: any Hashable & Sendable, in transaction: Transaction) throws(EntityStoreError) -> Bool {
         guard let id = id as? E.ID else { return false }

@@ -17,8 +17,14 @@ package struct BulkOperations<E: Entity>: Sendable {
     @usableFromInline
     package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void
 
+    /// The net changes a transaction made to the table, from its change tracker (see
+    /// `ChangeTracker.changes(in:table:)`); nil if none.
+    @usableFromInline
+    let changes: @Sendable (any AnyChangeTracker, EntityState, String) -> (any AnyTableChanges)?
+
     @inlinable
     package init() {
+        changes = { tracker, state, table in (tracker as? ChangeTracker<E>)?.changes(in: state, table: table) }
         insert = { (writer, expectedCount, nextChunk) throws(EntityStoreError) in
             try writer.insert(expectedCount: expectedCount, drainingChunks: nextChunk)
         }

@@ -11,6 +11,7 @@ public struct Schema: Sendable {
     /// The tables, in declaration order.
     public let tables: [any AnyTable]
     let operations: [any TableOperations]
+    @usableFromInline
     let positions: [String: Int]
     /// Relations pointing at each table, by target table name.
     let incomingRelations: [String: [any RelationRule]]

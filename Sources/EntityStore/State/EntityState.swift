@@ -6,6 +6,7 @@ import HashTreeCollections
 public struct EntityState: Sendable, Equatable {
     /// The schema the tables follow.
     public let schema: Schema
+    @usableFromInline
     var tables: [any AnyTableStorage]
     let identity: StoreIdentity
     /// Incremented by every commit that changed something; 0 for a new store.
@@ -30,6 +31,7 @@ public struct EntityState: Sendable, Equatable {
 
     /// A read view of `table`. An undeclared table reads as empty; use ``table(_:)`` to
     /// get an error instead. O(1).
+    @inlinable
     public subscript<E: Entity>(table: Table<E>) -> TableView<E> {
         TableView(storage: storage(named: table.name, as: E.self) ?? TableStorage(descriptor: table))
     }
@@ -67,6 +69,7 @@ public struct EntityState: Sendable, Equatable {
         tables.flatMap { $0.invariantViolations() }
     }
 
+    @inlinable
     func storage<E: Entity>(named name: String, as type: E.Type) -> TableStorage<E>? {
         guard let position = schema.positions[name] else { return nil }
         return tables[position] as? TableStorage<E>

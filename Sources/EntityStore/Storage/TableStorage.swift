@@ -42,6 +42,7 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     @usableFromInline
     let hasUniqueIndex: Bool
 
+    @usableFromInline
     init(descriptor: Table<E>) {
         self.descriptor = descriptor
         self.hasUniqueIndex = descriptor.indexes.contains { $0.kind == .unique }

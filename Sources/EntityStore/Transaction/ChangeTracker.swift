@@ -43,29 +43,42 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
     @usableFromInline
     var isEmpty: Bool { fresh.isEmpty && before.isEmpty }
 
+    /// The net changes of the table `table` in `state` (the transaction's result), or nil
+    /// if there are none. O(changed rows). Inlinable, so each table's copy (made where it
+    /// is declared, see `BulkOperations`) runs specialized for its entity type: generic, it
+    /// spent most of its time looking up runtime type metadata.
+    @inlinable
     func changes(in state: EntityState, table: String) -> (any AnyTableChanges)? {
         guard let rows = state.storage(named: table, as: E.self)?.rows else { return nil }
-        var changes = TableChanges<E>()
+        var inserted: [E.ID] = []
+        var updated: [E.ID: E] = [:]
+        var removed: [E.ID: E] = [:]
         if before.isEmpty {
             // Nothing was removed or replaced: every fresh insert is still there.
-            changes.inserted = fresh
+            inserted = fresh
         } else {
-            for id in fresh where before[id] == nil && rows[id] != nil { changes.inserted.append(id) }
+            for id in fresh where before[id] == nil && rows[id] != nil { inserted.append(id) }
         }
         for (id, original) in before {
-            let now = rows[id]?.value
-            switch (original, now) {
-            case (.absent, .some): changes.inserted.append(id)
-            case (.absent, .none): break
-            case let (.existed(old), .none): changes.removed[id] = old
-            case let (.existed(old), .some(new)): if old != new { changes.updated[id] = old }
+            let now = rows[id]
+            switch original {
+            case .absent:
+                if now != nil { inserted.append(id) }
+            case .existed(let old):
+                if let now {
+                    if old != now.value { updated[id] = old }
+                } else {
+                    removed[id] = old
+                }
             }
         }
-        return changes.isEmpty ? nil : changes
+        if inserted.isEmpty && updated.isEmpty && removed.isEmpty { return nil }
+        return TableChanges(inserted: inserted, updated: updated, removed: removed)
     }
 }
 
 /// `ChangeTracker` with its entity type erased.
+@usableFromInline
 protocol AnyChangeTracker {
     var isEmpty: Bool { get }
     func changes(in state: EntityState, table: String) -> (any AnyTableChanges)?

@@ -103,7 +103,7 @@ public final class Transaction {
         for (position, tracker) in trackers.enumerated() {
             guard let tracker, !tracker.isEmpty else { continue }
             let name = state.tables[position].name
-            if let changes = tracker.changes(in: state, table: name) { changeSet.tables[name] = changes }
+            if let changes = state.schema.operations[position].changes(of: tracker, in: state) { changeSet.tables[name] = changes }
         }
         if checkReferences { try ReferenceCheck(state: state, changeSet: changeSet).run() }
         return changeSet
