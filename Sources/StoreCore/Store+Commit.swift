@@ -120,14 +120,14 @@ extension Store: StateStore {
         let version = currentVersion.load(ordering: .relaxed) + 1
         currentVersion.store(version, ordering: .releasing)
         let changes = Changes(previous: previous, current: current, version: version, name: name)
-        storage.pending.append(.changes(changes, duration: duration, observers: storage.changeObservers))
+        storage.pending.append(.changes(ChangeDelivery(changes: changes, duration: duration, observers: storage.changeObservers)))
     }
 
     /// Queues the events the writer sent during its commit or batch, after its ``Changes``.
     private func flushDeferredEvents(in storage: inout Storage) {
         guard !storage.deferredEvents.isEmpty else { return }
         for event in storage.deferredEvents {
-            storage.pending.append(.event(event, observers: storage.eventObservers))
+            storage.pending.append(.event(EventDelivery(event: event, observers: storage.eventObservers)))
         }
         storage.deferredEvents.removeAll()
     }

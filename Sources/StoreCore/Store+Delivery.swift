@@ -23,17 +23,17 @@ extension Store {
 
     private func deliver(_ item: Delivery<State>) {
         switch item {
-        case .changes(let changes, let duration, let observers):
+        case .changes(let delivery):
             if !middleware.isEmpty {
-                let record = CommitRecord(name: changes.name, duration: duration, changes: changes)
+                let record = CommitRecord(name: delivery.changes.name, duration: delivery.duration, changes: delivery.changes)
                 for hook in middleware { hook.didCommit?(record) }
             }
-            for observer in observers where observer.status.isActive {
-                observer.handler(changes)
+            for observer in delivery.observers where observer.status.isActive {
+                observer.handler(delivery.changes)
             }
-        case .event(let event, let observers):
-            for observer in observers where observer.status.isActive {
-                observer.handler(event)
+        case .event(let delivery):
+            for observer in delivery.observers where observer.status.isActive {
+                observer.handler(delivery.event)
             }
         }
     }

@@ -11,7 +11,7 @@ extension Store {
                 storage.deferredEvents.append(event)
                 return true
             }
-            storage.pending.append(.event(event, observers: storage.eventObservers))
+            storage.pending.append(.event(EventDelivery(event: event, observers: storage.eventObservers)))
             return false
         }
         if !deferred { drain() }
