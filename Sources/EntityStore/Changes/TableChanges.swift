@@ -83,6 +83,9 @@ protocol AnyTableChanges: Sendable {
     var upsertedIDs: [any Hashable & Sendable] { get }
     /// IDs removed, erased.
     var removedIDs: [any Hashable & Sendable] { get }
+    /// Calls `body` with the watch key of every changed ID (inserted, updated, removed),
+    /// without building arrays of them.
+    func forEachChangedKey(_ body: (WatchKey) -> Void)
     func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges
 }
 
@@ -92,6 +95,13 @@ extension TableChanges: AnyTableChanges {
     @usableFromInline var removedCount: Int { removed.count }
     @usableFromInline var upsertedIDs: [any Hashable & Sendable] { inserted.map { $0 } + updated.keys.map { $0 } }
     @usableFromInline var removedIDs: [any Hashable & Sendable] { removed.keys.map { $0 } }
+
+    @usableFromInline
+    func forEachChangedKey(_ body: (WatchKey) -> Void) {
+        for id in inserted { body(WatchKey(id)) }
+        for id in updated.keys { body(WatchKey(id)) }
+        for id in removed.keys { body(WatchKey(id)) }
+    }
 
     @usableFromInline
     func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges {

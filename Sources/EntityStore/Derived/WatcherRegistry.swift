@@ -26,6 +26,12 @@ final class WatcherRegistry: Sendable {
 
     private let registry = Mutex(Registry())
 
+    /// A watcher due for a refresh, with its registration token.
+    private struct Due {
+        let token: UInt64
+        let watcher: any ChangeWatcher
+    }
+
     /// Files `watcher` under each of `ids` of `table`; returns the token to unregister with.
     /// O(ids).
     func register(_ watcher: any ChangeWatcher, table: String, ids: [WatchKey]) -> UInt64 {
@@ -65,10 +71,11 @@ final class WatcherRegistry: Sendable {
     /// - Complexity: O(changed IDs + woken watchers).
     func dispatch(_ changes: Changes<EntityState>) {
         let changeSet = changes.current.changeSet
-        let due: [any ChangeWatcher] = registry.withLock { registry in
-            var due: [UInt64: any ChangeWatcher] = [:]
+        let due: [Due] = registry.withLock { registry in
+            var due: [Due] = []
             func collect(_ boxes: [UInt64: Box]?) {
-                for (token, box) in boxes ?? [:] { if let watcher = box.watcher { due[token] = watcher } }
+                guard let boxes else { return }
+                for (token, box) in boxes { if let watcher = box.watcher { due.append(Due(token: token, watcher: watcher)) } }
             }
             if changeSet.replacedAll {
                 for tables in registry.byID.values { for boxes in tables.values { collect(boxes) } }
@@ -77,12 +84,17 @@ final class WatcherRegistry: Sendable {
                 for (table, tableChanges) in changeSet.tables {
                     collect(registry.byTable[table])
                     guard let watched = registry.byID[table], !watched.isEmpty else { continue }
-                    for id in tableChanges.upsertedIDs { collect(watched[WatchKey(erased: id)]) }
-                    for id in tableChanges.removedIDs { collect(watched[WatchKey(erased: id)]) }
+                    tableChanges.forEachChangedKey { collect(watched[$0]) }
                 }
             }
-            return due.sorted { $0.key < $1.key }.map { $0.value }
+            return due
         }
-        for watcher in due { watcher.refresh(changes) }
+        // In registration order, each watcher once (one may watch several changed IDs).
+        let ordered = due.count < 2 ? due : due.sorted { $0.token < $1.token }
+        var previous: UInt64?
+        for entry in ordered where entry.token != previous {
+            previous = entry.token
+            entry.watcher.refresh(changes)
+        }
     }
 }
