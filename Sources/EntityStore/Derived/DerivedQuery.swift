@@ -71,19 +71,29 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         return stream
     }
 
+    /// A change to hand to observers: the value before and after, and who to tell.
+    /// (A struct, not a tuple: this code runs unspecialized for `Value`, and a generic
+    /// tuple's type metadata is looked up at run time on every call.)
+    private struct Update {
+        let old: Value
+        let new: Value
+        let observers: [ObserverEntry]
+    }
+
     func refresh(_ changes: Changes<EntityState>) {
-        let (old, new, observers) = inner.withLock { inner -> (Value, Value, [ObserverEntry]) in
+        let update = inner.withLock { inner -> Update? in
             let old = inner.value
-            guard let new = recompute(changes, old) else { return (old, old, []) }
+            guard let new = recompute(changes, old) else { return nil }
             inner.recomputations += 1
-            guard new != old else { return (old, old, []) }
+            guard new != old else { return nil }
             inner.value = new
-            if inner.observers.isEmpty { return (old, new, []) }
-            return (old, new, inner.observers.sorted { $0.key < $1.key }.map { $0.value })
+            if inner.observers.isEmpty { return nil }
+            return Update(old: old, new: new, observers: inner.observers.sorted { $0.key < $1.key }.map { $0.value })
         }
-        for entry in observers {
+        guard let update else { return }
+        for entry in update.observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
-            entry.handler(old, new)
+            entry.handler(update.old, update.new)
         }
     }
 }
