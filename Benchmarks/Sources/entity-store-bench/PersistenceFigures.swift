@@ -73,14 +73,8 @@ extension StoreFigures {
     /// Rows per second of a raw SQLite dump of every row of `store` into a new file
     /// (the `snapshot` baseline).
     func rawSnapshotRate(store: EntityStore) throws -> Double {
-        let count = Double(store.state[items].count)
-        let elapsed = try repetitions.medianOf {
-            let file = TemporaryFile(prefix: "dump")
-            defer { file.remove() }
-            let view = store.state[items]
-            return try seconds { try RawSQLite.dump(view, to: file.path) }
-        }
-        return count / elapsed
+        let elapsed = try repetitions.medianOf { try rawSnapshotSeconds(store: store) }
+        return Double(store.state[items].count) / elapsed
     }
 
     /// Rows per second of a raw SQLite `SELECT` of every row of a dump of `store`, stepped
@@ -90,14 +84,7 @@ extension StoreFigures {
         let file = TemporaryFile(prefix: "snapshot")
         defer { file.remove() }
         try RawSQLite.dump(store.state[items], to: file.path)
-        var loaded = 0
-        let elapsed = try repetitions.medianOf {
-            var rows: [Int: BenchItem] = [:]
-            let elapsed = try seconds { rows = try RawSQLite.load(from: file.path) }
-            loaded = rows.count
-            return elapsed
-        }
-        if loaded != count { progress("warning: raw restore loaded \(loaded) rows, expected \(count)") }
+        let elapsed = try repetitions.medianOf { try rawLoadSeconds(from: file.path, expecting: count) }
         return Double(count) / elapsed
     }
 

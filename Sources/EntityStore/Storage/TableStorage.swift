@@ -120,6 +120,31 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         return ids
     }
 
+    /// Fills an empty table from the chunks `nextChunk` hands over until it returns nil,
+    /// moving each entity out of its chunk (chunks come reversed, see
+    /// `TableWriter.insert(expectedCount:drainingChunks:)`). Returns the IDs in insertion
+    /// order.
+    /// - Throws: as ``load(_:revision:)``.
+    /// - Complexity: as ``load(_:revision:)``.
+    @inlinable
+    mutating func load(
+        expectedCount: Int, drainingChunks nextChunk: () -> [E]?, revision: UInt64
+    ) throws(EntityStoreError) -> [E.ID] {
+        let loader = beginLoad(expectedCount: expectedCount)
+        var ids: [E.ID] = []
+        ids.reserveCapacity(expectedCount)
+        var sequence = nextSequence
+        while var chunk = nextChunk() {
+            while let entity = chunk.popLast() {
+                ids.append(entity.id)
+                try loadAdd(entity, sequence: sequence, revision: revision, using: loader)
+                sequence += 1
+            }
+        }
+        endLoad(ids: ids, revision: revision)
+        return ids
+    }
+
     /// Starts a bulk load into this empty table: rows go straight into the flat table,
     /// indexes stage their entries, and ``endLoad(ids:revision:)`` packs the
     /// insertion-order B-tree and the indexes once. Entities come through

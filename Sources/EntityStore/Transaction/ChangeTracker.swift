@@ -24,6 +24,16 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
         if before.isEmpty || before[id] == nil { fresh.append(id) }
     }
 
+    /// Entities were inserted under IDs absent from the table (a bulk load).
+    @inlinable
+    mutating func noteInserts(_ ids: [E.ID]) {
+        if before.isEmpty {
+            fresh.append(contentsOf: ids)
+        } else {
+            for id in ids { noteInsert(id) }
+        }
+    }
+
     /// An existing row is about to be replaced.
     @inlinable
     mutating func noteReplace(_ row: Row<E>, revision: UInt64) {
@@ -81,5 +91,4 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
 @usableFromInline
 protocol AnyChangeTracker {
     var isEmpty: Bool { get }
-    func changes(in state: EntityState, table: String) -> (any AnyTableChanges)?
 }

@@ -66,8 +66,11 @@ public struct TableWriter<E: Entity> {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             if table.count == 0 {
                 let batch = Array(entities)
+                if batch.isEmpty { return }
                 do throws(EntityStoreError) {
-                    try Self.load(batch, into: &table, tracker: &tracker, revision: transaction.revision)
+                    try Self.load(into: &table, tracker: &tracker) { (table) throws(EntityStoreError) in
+                        try table.load(batch, revision: transaction.revision)
+                    }
                     return
                 } catch {
                     // Refused and undone. Inserting one at a time reports the first offending
@@ -97,49 +100,24 @@ public struct TableWriter<E: Entity> {
                 try Self.insert(rest, into: &table, tracker: &tracker, revision: transaction.revision)
                 return
             }
-            // Copies are O(1) (the table is empty); putting them back undoes everything.
-            let (originalTable, originalTracker) = (table, tracker)
-            do throws(EntityStoreError) {
-                let loader = table.beginLoad(expectedCount: expectedCount)
-                var ids: [E.ID] = []
-                ids.reserveCapacity(expectedCount)
-                var sequence = table.nextSequence
-                while var chunk = nextChunk() {
-                    while let entity = chunk.popLast() {
-                        ids.append(entity.id)
-                        try table.loadAdd(entity, sequence: sequence, revision: transaction.revision, using: loader)
-                        sequence += 1
-                    }
-                }
-                table.endLoad(ids: ids, revision: transaction.revision)
-                if tracker.before.isEmpty {
-                    tracker.fresh.append(contentsOf: ids)
-                } else {
-                    for id in ids { tracker.noteInsert(id) }
-                }
-            } catch {
-                (table, tracker) = (originalTable, originalTracker)
-                throw error
+            try Self.load(into: &table, tracker: &tracker) { (table) throws(EntityStoreError) in
+                try table.load(expectedCount: expectedCount, drainingChunks: nextChunk, revision: transaction.revision)
             }
         }
     }
 
-    /// Bulk-loads `batch` into the empty `table`; on failure puts the table and tracker back
-    /// as they were and rethrows.
+    /// Runs `fill`, a bulk load into the empty `table` returning the IDs it added, and
+    /// records them as inserted; if `fill` throws, puts the table and tracker back as they
+    /// were and rethrows.
     @inlinable
     static func load(
-        _ batch: [E], into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+        into table: inout TableStorage<E>, tracker: inout ChangeTracker<E>,
+        _ fill: (inout TableStorage<E>) throws(EntityStoreError) -> [E.ID]
     ) throws(EntityStoreError) {
-        if batch.isEmpty { return }
         // Copies are O(1) (the table is empty); putting them back undoes everything.
         let (originalTable, originalTracker) = (table, tracker)
         do throws(EntityStoreError) {
-            let ids = try table.load(batch, revision: revision)
-            if tracker.before.isEmpty {
-                tracker.fresh.append(contentsOf: ids)
-            } else {
-                for id in ids { tracker.noteInsert(id) }
-            }
+            tracker.noteInserts(try fill(&table))
         } catch {
             (table, tracker) = (originalTable, originalTracker)
             throw error

@@ -12,6 +12,8 @@ struct TableRowWriter {
     private var plan: [(name: String, position: Int)] = []
     /// The column position of each field of the row being written.
     private var rowPositions: [Int] = []
+    /// `UPDATE` statements by the columns they set, so a save builds each SQL text once.
+    private var updateSQL: [[Int]: String] = [:]
     private(set) var rowsWritten = 0
     private var created: Bool
 
@@ -106,7 +108,9 @@ struct TableRowWriter {
         guard !changed.isEmpty else { return }
         let updatedRows: Int
         do {
-            let statement = try connection.cachedStatement(layout.updateSQL(columns: changed))
+            let sql = updateSQL[changed] ?? layout.updateSQL(columns: changed)
+            updateSQL[changed] = sql
+            let statement = try connection.cachedStatement(sql)
             for (offset, position) in changed.enumerated() { try statement.bind(current[position], at: Int32(offset + 1)) }
             try statement.bind(id.value, at: Int32(changed.count + 1))
             _ = try statement.step()
