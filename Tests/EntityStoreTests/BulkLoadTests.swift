@@ -109,4 +109,64 @@ import Testing
         #expect(lib.store.state[lib.books].version == 0)
         #expect(lib.store.state.changeSet[lib.books].isEmpty)
     }
+
+    /// A source of reversed chunks, as a restore hands them over, that also checks each
+    /// array it gets back was emptied.
+    static func reversedChunks(of books: [Book], sizes: [Int]) -> (inout [Book]) -> Bool {
+        var rest = books[...]
+        var sizeIndex = 0
+        return { chunk in
+            #expect(chunk.isEmpty)
+            guard !rest.isEmpty else { return false }
+            let size = sizes[sizeIndex % sizes.count]
+            sizeIndex += 1
+            chunk = Array(rest.prefix(size).reversed())
+            rest = rest.dropFirst(size)
+            return true
+        }
+    }
+
+    @Test(arguments: [[1], [3, 1, 64], [1_000]])
+    func drainedChunksBuildTheSameTableAsSingleInserts(sizes: [Int]) throws {
+        let books = Self.randomBooks(count: 300, seed: 7)
+        let drained = try Library()
+        let single = try Library()
+        try drained.store.write { tx in
+            try tx[drained.books].insert(expectedCount: books.count, drainingChunks: Self.reversedChunks(of: books, sizes: sizes))
+        }
+        try single.store.write { tx in for book in books { try tx[single.books].insert(book) } }
+        let (loaded, reference) = (drained.store.state[drained.books], single.store.state[single.books])
+
+        #expect(drained.soundness.isEmpty)
+        #expect(loaded.ids == books.map(\.id))
+        for author in 1...7 {
+            #expect(loaded.filter(\.authorID, equals: author) == reference.filter(\.authorID, equals: author))
+        }
+        #expect(loaded.sorted(by: \.year) == reference.sorted(by: \.year))
+        #expect(loaded.first(where: \.isbn, equals: books[150].isbn) == books[150])
+        #expect(drained.store.state.changeSet[drained.books].inserted == books.map(\.id))
+    }
+
+    @Test func drainedChunksIntoAFilledTableKeepTheirOrder() throws {
+        let lib = try Library()
+        try lib.store.write { tx in try tx[lib.books].insert(makeBook(1)) }
+        let books = (2...9).map { makeBook($0) }
+        try lib.store.write { tx in
+            try tx[lib.books].insert(expectedCount: books.count, drainingChunks: Self.reversedChunks(of: books, sizes: [3]))
+        }
+        #expect(lib.store.state[lib.books].ids == Array(1...9))
+        #expect(lib.soundness.isEmpty)
+    }
+
+    @Test func aUniqueViolationAmongDrainedChunksLeavesNoTrace() throws {
+        let lib = try Library()
+        let books = [makeBook(1, isbn: "same"), makeBook(2), makeBook(3), makeBook(4, isbn: "same")]
+        #expect(throws: EntityStoreError.uniqueViolation(table: "Book", index: "isbn", key: "\"same\"", existingID: "1", newID: "4")) {
+            try lib.store.write { tx in
+                try tx[lib.books].insert(expectedCount: books.count, drainingChunks: Self.reversedChunks(of: books, sizes: [2]))
+            }
+        }
+        #expect(lib.store.state[lib.books].isEmpty)
+        #expect(lib.soundness.isEmpty)
+    }
 }

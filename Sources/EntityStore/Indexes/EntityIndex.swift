@@ -23,12 +23,12 @@ protocol EntityIndex<Element>: Sendable {
     /// Moves the entry of one row from `old`'s key to `new`'s; nothing when the key is unchanged.
     mutating func update(from old: Element, to new: Element, sequence: UInt64)
     /// Bulk loading, how a bulk insert into an empty table builds its indexes: `beginLoad`,
-    /// then `loadAdd` once per entity (positions in any order), then `endLoad`. An index
-    /// may stage the entries and build its structure once at the end.
+    /// then `loadAdd` once per run of entities, then `endLoad`. An index may stage the
+    /// entries and build its structure once at the end.
     mutating func beginLoad(expectedCount: Int)
-    /// Adds one entity during a bulk load.
+    /// Adds a run of entities during a bulk load, in insertion order.
     /// - Throws: a constraint violation, after which the caller discards the index.
-    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError)
+    mutating func loadAdd(_ batch: LoadBatch<Element>, table: String) throws(EntityStoreError)
     /// Ends a bulk load: the index is complete.
     mutating func endLoad()
 
@@ -59,11 +59,13 @@ extension EntityIndex {
     @inlinable
     mutating func beginLoad(expectedCount: Int) {}
 
-    /// Validates and inserts one entity. O(log n).
+    /// Validates and inserts each entity in turn. O(log n) each.
     @inlinable
-    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
-        try validateInsert(entity, table: table)
-        insert(entity, sequence: sequence)
+    mutating func loadAdd(_ batch: LoadBatch<Element>, table: String) throws(EntityStoreError) {
+        try batch.forEach { (entity, sequence) throws(EntityStoreError) in
+            try validateInsert(entity.pointee, table: table)
+            insert(entity.pointee, sequence: sequence)
+        }
     }
 
     /// Nothing to finish by default.

@@ -8,6 +8,9 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     let name: String
     @usableFromInline
     let key: @Sendable (Element) -> Key?
+    /// The same key, read from an entity in place (bulk loads).
+    @usableFromInline
+    let keyInPlace: @Sendable (UnsafePointer<Element>) -> Key?
     @usableFromInline
     var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
     /// The groups being staged by a bulk load; nil otherwise.
@@ -29,21 +32,23 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
             ids.append(id)
         }
 
-        /// The group as a B-tree; a run staged in descending order (a draining load goes
-        /// backwards) is reversed first. O(k).
+        /// The group as a B-tree (runs are staged in insertion order). O(k).
         @inlinable
         func sortedMap() -> SortedMap<UInt64, Element.ID> {
-            if let first = sequences.first, let last = sequences.last, first > last {
-                return SortedMap(sortedUniqueKeys: sequences.reversed(), values: ids.reversed())
-            }
-            return SortedMap(sortedUniqueKeys: sequences, values: ids)
+            SortedMap(sortedUniqueKeys: sequences, values: ids)
         }
     }
 
+    /// An index named `name` over `key`; `keyInPlace` reads the same key from an entity in
+    /// place, by default through `key`.
     @inlinable
-    init(name: String, key: @escaping @Sendable (Element) -> Key?) {
+    init(
+        name: String, key: @escaping @Sendable (Element) -> Key?,
+        keyInPlace: (@Sendable (UnsafePointer<Element>) -> Key?)? = nil
+    ) {
         self.name = name
         self.key = key
+        self.keyInPlace = keyInPlace ?? { key($0.pointee) }
     }
 
     /// The IDs stored under `key`, in insertion order. O(1) to find the group, then O(1) per ID.
@@ -74,11 +79,17 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         staged = groups.isEmpty ? [:] : nil
     }
 
+    /// Stages the batch's entries; reads each key and ID in place. O(k).
     @inlinable
-    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
-        guard staged != nil else { return insert(entity, sequence: sequence) }
-        guard let key = key(entity) else { return }
-        staged?[key, default: GroupRun()].append(sequence, entity.id)
+    mutating func loadAdd(_ batch: LoadBatch<Element>, table: String) throws(EntityStoreError) {
+        guard var runs = staged.take() else {
+            return batch.forEach { entity, sequence in insert(entity.pointee, sequence: sequence) }
+        }
+        batch.forEach { entity, sequence in
+            guard let key = keyInPlace(entity) else { return }
+            runs[key, default: GroupRun()].append(sequence, entity.pointee.id)
+        }
+        staged = runs
     }
 
     @inlinable

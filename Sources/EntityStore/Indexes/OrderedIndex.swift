@@ -30,16 +30,25 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     let name: String
     @usableFromInline
     let key: @Sendable (Element) -> Key?
+    /// The same key, read from an entity in place (bulk loads).
+    @usableFromInline
+    let keyInPlace: @Sendable (UnsafePointer<Element>) -> Key?
     @usableFromInline
     var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
     /// The entries being staged by a bulk load; nil otherwise.
     @usableFromInline
     var staged: [(key: OrderedIndexKey<Key>, id: Element.ID)]?
 
+    /// An index named `name` over `key`; `keyInPlace` reads the same key from an entity in
+    /// place, by default through `key`.
     @inlinable
-    init(name: String, key: @escaping @Sendable (Element) -> Key?) {
+    init(
+        name: String, key: @escaping @Sendable (Element) -> Key?,
+        keyInPlace: (@Sendable (UnsafePointer<Element>) -> Key?)? = nil
+    ) {
         self.name = name
         self.key = key
+        self.keyInPlace = keyInPlace ?? { key($0.pointee) }
     }
 
     @inlinable
@@ -56,11 +65,17 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
         staged?.reserveCapacity(expectedCount)
     }
 
+    /// Stages the batch's entries; reads each key and ID in place. O(k).
     @inlinable
-    mutating func loadAdd(_ entity: Element, sequence: UInt64, table: String) throws(EntityStoreError) {
-        guard staged != nil else { return insert(entity, sequence: sequence) }
-        guard let key = key(entity) else { return }
-        staged?.append((OrderedIndexKey(key: key, sequence: sequence), entity.id))
+    mutating func loadAdd(_ batch: LoadBatch<Element>, table: String) throws(EntityStoreError) {
+        guard var keyed = staged.take() else {
+            return batch.forEach { entity, sequence in insert(entity.pointee, sequence: sequence) }
+        }
+        batch.forEach { entity, sequence in
+            guard let key = keyInPlace(entity) else { return }
+            keyed.append((OrderedIndexKey(key: key, sequence: sequence), entity.pointee.id))
+        }
+        staged = keyed
     }
 
     @inlinable

@@ -8,11 +8,11 @@
 /// them is fully specialized.
 @usableFromInline
 package struct BulkOperations<E: Entity>: Sendable {
-    /// Inserts chunks of entities through a writer until the source returns nil, as one
+    /// Inserts chunks of entities through a writer until the source has no more, as one
     /// `insert(contentsOf:)`, moving the entities out of the chunks (see
     /// `insert(expectedCount:drainingChunks:)`).
     @usableFromInline
-    package let insert: @Sendable (TableWriter<E>, Int, () -> [E]?) throws(EntityStoreError) -> Void
+    package let insert: @Sendable (TableWriter<E>, Int, (inout [E]) -> Bool) throws(EntityStoreError) -> Void
     /// Calls `body` on every entity of a view, in insertion order.
     @usableFromInline
     package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void

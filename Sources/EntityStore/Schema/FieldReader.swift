@@ -9,13 +9,23 @@
 /// - Complexity: O(1).
 @inlinable
 func fieldReader<Root, Value>(_ keyPath: any KeyPath<Root, Value> & Sendable) -> @Sendable (Root) -> Value {
-    guard let offset = MemoryLayout<Root>.offset(of: keyPath as PartialKeyPath<Root>) else {
+    guard MemoryLayout<Root>.offset(of: keyPath as PartialKeyPath<Root>) != nil else {
         return { $0[keyPath: keyPath] }
     }
-    return { root in
-        withUnsafePointer(to: root) { pointer in
-            // `offset` is where the stored property of type `Value` lives inside `Root`.
-            UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
-        }
+    let readInPlace = fieldReaderInPlace(keyPath)
+    return { root in withUnsafePointer(to: root) { readInPlace($0) } }
+}
+
+/// A function reading the field `keyPath` names from a value in place, as
+/// ``fieldReader(_:)`` does; bulk loads use it to read keys without copying the entity.
+/// - Complexity: O(1).
+@inlinable
+func fieldReaderInPlace<Root, Value>(_ keyPath: any KeyPath<Root, Value> & Sendable) -> @Sendable (UnsafePointer<Root>) -> Value {
+    guard let offset = MemoryLayout<Root>.offset(of: keyPath as PartialKeyPath<Root>) else {
+        return { $0.pointee[keyPath: keyPath] }
+    }
+    return { pointer in
+        // `offset` is where the stored property of type `Value` lives inside `Root`.
+        UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
     }
 }

@@ -23,7 +23,7 @@ public struct IndexSpec<E: Entity>: Sendable {
     @usableFromInline let remove: @Sendable (IndexBoxBase, E, UInt64) -> Void
     @usableFromInline let update: @Sendable (IndexBoxBase, E, E, UInt64) -> Void
     @usableFromInline let beginLoad: @Sendable (IndexBoxBase, Int) -> Void
-    @usableFromInline let loadAdd: @Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void
+    @usableFromInline let loadAdd: @Sendable (IndexBoxBase, LoadBatch<E>, String) throws(EntityStoreError) -> Void
     @usableFromInline let endLoad: @Sendable (IndexBoxBase) -> Void
     @usableFromInline let validateInsert: @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void
     @usableFromInline let validateUpdate: @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
@@ -38,7 +38,7 @@ public struct IndexSpec<E: Entity>: Sendable {
         remove: @escaping @Sendable (IndexBoxBase, E, UInt64) -> Void,
         update: @escaping @Sendable (IndexBoxBase, E, E, UInt64) -> Void,
         beginLoad: @escaping @Sendable (IndexBoxBase, Int) -> Void,
-        loadAdd: @escaping @Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void,
+        loadAdd: @escaping @Sendable (IndexBoxBase, LoadBatch<E>, String) throws(EntityStoreError) -> Void,
         endLoad: @escaping @Sendable (IndexBoxBase) -> Void,
         validateInsert: @escaping @Sendable (IndexBoxBase, E, String) throws(EntityStoreError) -> Void,
         validateUpdate: @escaping @Sendable (IndexBoxBase, E, E, String) throws(EntityStoreError) -> Void
@@ -85,8 +85,8 @@ public struct IndexSpec<E: Entity>: Sendable {
                 unsafeDowncast(box, to: IndexBox<Index>.self).index.update(from: old, to: new, sequence: sequence)
             },
             beginLoad: { box, count in unsafeDowncast(box, to: IndexBox<Index>.self).index.beginLoad(expectedCount: count) },
-            loadAdd: { (box, entity, sequence, table) throws(EntityStoreError) in
-                try unsafeDowncast(box, to: IndexBox<Index>.self).index.loadAdd(entity, sequence: sequence, table: table)
+            loadAdd: { (box, batch, table) throws(EntityStoreError) in
+                try unsafeDowncast(box, to: IndexBox<Index>.self).index.loadAdd(batch, table: table)
             },
             endLoad: { box in unsafeDowncast(box, to: IndexBox<Index>.self).index.endLoad() },
             validateInsert: { (box, entity, table) throws(EntityStoreError) in

@@ -92,7 +92,7 @@ public struct Table<E: Entity>: Sendable {
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
+            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         })
     }
 
@@ -101,7 +101,7 @@ public struct Table<E: Entity>: Sendable {
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
-            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
+            OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         })
     }
 
@@ -111,7 +111,7 @@ public struct Table<E: Entity>: Sendable {
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
-            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
+            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         }
     }
 
@@ -121,7 +121,7 @@ public struct Table<E: Entity>: Sendable {
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
         return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
-            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
+            GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         }
     }
 

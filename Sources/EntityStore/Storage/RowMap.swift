@@ -70,12 +70,12 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @discardableResult
     mutating func updateValue(_ value: consuming Value, forKey key: Key) -> Value? {
         if overlay.isEmpty, isKnownUniquelyReferenced(&owner) {
-            let old = entries.updateValue(value, forKey: key)
+            let old = entries.updateValue(consume value, forKey: key)
             if old == nil { count += 1 }
             return old
         }
         let old = self[key]
-        overlay[key] = [key: value]
+        overlay[key] = [key: consume value]
         if old == nil { count += 1 }
         compactIfNeeded()
         return old

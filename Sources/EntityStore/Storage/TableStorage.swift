@@ -108,19 +108,20 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     @inlinable
     mutating func load(_ batch: [E], revision: UInt64) throws(EntityStoreError) -> [E.ID] {
         let loader = beginLoad(expectedCount: batch.count)
+        try loader.stageIndexes(batch, firstSequence: nextSequence, drainedFromEnd: false)
         var ids: [E.ID] = []
         ids.reserveCapacity(batch.count)
         var sequence = nextSequence
         for entity in batch {
             ids.append(entity.id)
-            try loadAdd(entity, sequence: sequence, revision: revision, using: loader)
+            try loadRow(entity, sequence: sequence, revision: revision)
             sequence += 1
         }
         endLoad(ids: ids, revision: revision)
         return ids
     }
 
-    /// Fills an empty table from the chunks `nextChunk` hands over until it returns nil,
+    /// Fills an empty table from the chunks `nextChunk` hands over until it returns false,
     /// moving each entity out of its chunk (chunks come reversed, see
     /// `TableWriter.insert(expectedCount:drainingChunks:)`). Returns the IDs in insertion
     /// order.
@@ -128,16 +129,20 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     /// - Complexity: as ``load(_:revision:)``.
     @inlinable
     mutating func load(
-        expectedCount: Int, drainingChunks nextChunk: () -> [E]?, revision: UInt64
+        expectedCount: Int, drainingChunks nextChunk: (inout [E]) -> Bool, revision: UInt64
     ) throws(EntityStoreError) -> [E.ID] {
         let loader = beginLoad(expectedCount: expectedCount)
         var ids: [E.ID] = []
         ids.reserveCapacity(expectedCount)
         var sequence = nextSequence
-        while var chunk = nextChunk() {
+        var chunk: [E] = []
+        while nextChunk(&chunk) {
+            try loader.stageIndexes(chunk, firstSequence: sequence, drainedFromEnd: true)
             while let entity = chunk.popLast() {
                 ids.append(entity.id)
-                try loadAdd(entity, sequence: sequence, revision: revision, using: loader)
+                // Moved, never copied: a copy would retain the entity's strings, whose
+                // memory another thread wrote, and that costs more than the rest of a row.
+                try loadRow(consume entity, sequence: sequence, revision: revision)
                 sequence += 1
             }
         }
@@ -147,9 +152,9 @@ struct TableStorage<E: Entity>: AnyTableStorage {
 
     /// Starts a bulk load into this empty table: rows go straight into the flat table,
     /// indexes stage their entries, and ``endLoad(ids:revision:)`` packs the
-    /// insertion-order B-tree and the indexes once. Entities come through
-    /// ``loadAdd(_:sequence:revision:using:)`` with positions from `nextSequence` on, in any
-    /// order, each with the loader this returns.
+    /// insertion-order B-tree and the indexes once. Each run of entities goes to the
+    /// indexes through the returned loader's `stageIndexes`, and row by row through
+    /// ``loadRow(_:sequence:revision:)``, with positions from `nextSequence` on.
     @inlinable
     mutating func beginLoad(expectedCount: Int) -> BulkLoader<E> {
         rows.reserveCapacity(adding: expectedCount)
@@ -157,15 +162,12 @@ struct TableStorage<E: Entity>: AnyTableStorage {
         return BulkLoader(adders: descriptor.indexes.map { $0.loadAdd }, boxes: indexes, table: name)
     }
 
-    /// Adds one entity during a bulk load, at insertion position `sequence`.
-    /// - Throws: `duplicateID` or an index's constraint violation.
+    /// Adds the row of one entity during a bulk load, at insertion position `sequence`.
+    /// - Throws: `duplicateID`.
     @inlinable
-    mutating func loadAdd(
-        _ entity: consuming E, sequence: UInt64, revision: UInt64, using loader: BulkLoader<E>
-    ) throws(EntityStoreError) {
-        for i in loader.adders.indices { try loader.adders[i](loader.boxes[i], entity, sequence, loader.table) }
+    mutating func loadRow(_ entity: consuming E, sequence: UInt64, revision: UInt64) throws(EntityStoreError) {
         let id = entity.id
-        if rows.updateValue(Row(value: entity, sequence: sequence, version: revision), forKey: id) != nil {
+        if rows.updateValue(Row(value: consume entity, sequence: sequence, version: revision), forKey: id) != nil {
             throw .duplicateID(table: name, id: describeID(id))
         }
     }
@@ -227,20 +229,32 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     }
 }
 
-/// What a bulk load calls for each entity, gathered once by `beginLoad`: the indexes'
-/// `loadAdd` operations and their boxes (this table's own since `beginLoad`), so the
-/// per-entity loop reads them from one immutable value instead of re-reading (and
-/// retaining) them from the table's declarations for every entity.
+/// What a bulk load calls for each run of entities, gathered once by `beginLoad`: the
+/// indexes' `loadAdd` operations and their boxes (this table's own since `beginLoad`).
+/// Each index gets one call per run, so the per-entity work runs inside code specialized
+/// for the index, with no closure call or retain per entity.
 @usableFromInline
 struct BulkLoader<E: Entity> {
-    @usableFromInline let adders: [@Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void]
+    @usableFromInline let adders: [@Sendable (IndexBoxBase, LoadBatch<E>, String) throws(EntityStoreError) -> Void]
     @usableFromInline let boxes: [IndexBoxBase]
     @usableFromInline let table: String
 
     @inlinable
-    init(adders: [@Sendable (IndexBoxBase, E, UInt64, String) throws(EntityStoreError) -> Void], boxes: [IndexBoxBase], table: String) {
+    init(adders: [@Sendable (IndexBoxBase, LoadBatch<E>, String) throws(EntityStoreError) -> Void], boxes: [IndexBoxBase], table: String) {
         self.adders = adders
         self.boxes = boxes
         self.table = table
+    }
+
+    /// Stages `entities` in every index, at the positions a ``LoadBatch`` of them gives.
+    /// - Throws: an index's constraint violation.
+    /// - Complexity: O(k) per grouped index, plus what each index's entry costs.
+    @inlinable
+    func stageIndexes(_ entities: [E], firstSequence: UInt64, drainedFromEnd: Bool) throws(EntityStoreError) {
+        if adders.isEmpty { return }
+        try entities.withUnsafeBufferPointer { buffer throws(EntityStoreError) in
+            let batch = LoadBatch(entities: buffer, firstSequence: firstSequence, drainedFromEnd: drainedFromEnd)
+            for i in adders.indices { try adders[i](boxes[i], batch, table) }
+        }
     }
 }

@@ -83,20 +83,26 @@ public struct TableWriter<E: Entity> {
         }
     }
 
-    /// Inserts every entity of the chunks `nextChunk` hands over until it returns nil, as
-    /// one `insert(contentsOf:)` of them all would, moving the entities out of the chunks
+    /// Inserts every entity of the chunks `nextChunk` hands over, as one
+    /// `insert(contentsOf:)` of them all would, moving the entities out of the chunks
     /// instead of copying them: how a restore feeds rows it decodes on another thread.
-    /// Each chunk comes in reverse order (its last entity first), so that taking entities
-    /// from its end, which moves them, yields them in order.
+    /// `nextChunk` replaces the array it is given, emptied by then (its buffer can be
+    /// reused for a later chunk), with the next chunk, and returns false when there is
+    /// none. Each chunk comes in reverse order (its last entity first), so that taking
+    /// entities from its end, which moves them, yields them in order.
     /// Into an empty table this is one bulk load (see `insert(contentsOf:)`).
     /// - Parameter expectedCount: the number of entities expected, to size the table.
     /// - Complexity: as `insert(contentsOf:)`.
     @inlinable
-    package func insert(expectedCount: Int, drainingChunks nextChunk: () -> [E]?) throws(EntityStoreError) {
+    package func insert(expectedCount: Int, drainingChunks nextChunk: (inout [E]) -> Bool) throws(EntityStoreError) {
         try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
             guard table.count == 0 else {
                 var rest: [E] = []
-                while let chunk = nextChunk() { rest.append(contentsOf: chunk) }
+                var chunk: [E] = []
+                while nextChunk(&chunk) {
+                    rest.append(contentsOf: chunk.reversed())
+                    chunk.removeAll(keepingCapacity: true)
+                }
                 try Self.insert(rest, into: &table, tracker: &tracker, revision: transaction.revision)
                 return
             }

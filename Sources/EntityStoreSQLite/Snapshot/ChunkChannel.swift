@@ -6,12 +6,19 @@ import Foundation
 /// The producer blocks while `capacity` chunks wait; the consumer blocks while none does.
 /// Either side can end the exchange: the producer with ``finish(throwing:)``, the
 /// consumer with ``cancel()``, after which ``send(_:)`` returns false.
+///
+/// Spent chunks travel back: the consumer hands in its emptied array with each
+/// ``receive(into:)`` and the producer gets it from ``send(_:)`` to fill again, so the
+/// buffers are allocated once (allocating one on every chunk made the allocator
+/// consolidate its free lists each time) and freed by the thread that allocated them.
 final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored variable is read and written only while
     // `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
     private var queue: [[Element]] = []
+    /// Emptied chunks, to be filled again.
+    private var spent: [[Element]] = []
     private var finished = false
     private var cancelled = false
     private var producerDone = false
@@ -21,14 +28,16 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Hands over a chunk, waiting while the channel is full. Returns false, dropping the
-    /// chunk, once the consumer cancelled.
-    func send(_ chunk: [Element]) -> Bool {
+    /// Hands over `chunk`, waiting while the channel is full, and replaces it with an
+    /// emptied chunk to fill (with its capacity) when one came back, or an empty array.
+    /// Returns false, dropping the chunk, once the consumer cancelled.
+    func send(_ chunk: inout [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while queue.count >= capacity && !cancelled { condition.wait() }
         if cancelled { return false }
         queue.append(chunk)
+        chunk = spent.popLast() ?? []
         condition.broadcast()
         return true
     }
@@ -50,16 +59,18 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// The next chunk, waiting while none is ready; nil once production ended (or the
-    /// consumer cancelled) and every chunk was taken.
-    func receive() -> [Element]? {
+    /// Replaces `chunk`, which the consumer emptied, with the next chunk, waiting while
+    /// none is ready; returns false once production ended (or the consumer cancelled) and
+    /// every chunk was taken.
+    func receive(into chunk: inout [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while queue.isEmpty && !finished && !cancelled { condition.wait() }
-        if cancelled || queue.isEmpty { return nil }
-        let chunk = queue.removeFirst()
+        if cancelled || queue.isEmpty { return false }
+        if chunk.isEmpty && chunk.capacity > 0 { spent.append(chunk) }
+        chunk = queue.removeFirst()
         condition.broadcast()
-        return chunk
+        return true
     }
 
     /// Stops the producer at its next `send`.
@@ -68,6 +79,7 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         cancelled = true
         queue.removeAll()
+        spent.removeAll()
         condition.broadcast()
     }
 

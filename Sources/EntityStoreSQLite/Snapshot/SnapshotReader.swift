@@ -116,8 +116,8 @@ struct SnapshotReader {
         let channels = statements.indices.map { ChunkChannel<T.Element>(capacity: $0 == 0 ? 16 : .max) }
         for (statement, channel) in zip(statements, channels) {
             let producer = RowProducer<T.Element>(
-                statement: statement, decoder: RowDecoder(statement: statement, layout: layout),
-                layout: layout, idKind: stored.idKind, table: table.name, path: path, channel: channel)
+                statement: statement, layout: layout, idKind: stored.idKind, table: table.name, path: path,
+                channel: channel)
             let thread = Thread { producer.run() }
             // As deep a stack as the main thread's: decoding nested values recurses.
             thread.stackSize = 8 << 20
@@ -135,16 +135,16 @@ struct SnapshotReader {
         var count = 0
         var current = 0
         do {
-            try table.typed.bulk.insert(writer, max(0, min(stored.rowCount, 1 << 22))) {
+            try table.typed.bulk.insert(writer, max(0, min(stored.rowCount, 1 << 22))) { chunk in
                 while current < channels.count {
-                    if let chunk = channels[current].receive() {
+                    if channels[current].receive(into: &chunk) {
                         count += chunk.count
                         progress(count)
-                        return chunk
+                        return true
                     }
                     current += 1
                 }
-                return nil
+                return false
             }
         } catch {
             _ = stopDecoders()
@@ -204,7 +204,6 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
     // the statement is never finalized on this thread while the reader uses the
     // connection.
     private var statement: SQLiteStatement?
-    private var decoder: RowDecoder?
     private let layout: ColumnLayout
     private let idKind: ColumnKind
     private let table: String
@@ -213,11 +212,10 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
     static var chunkSize: Int { 1_024 }
 
     init(
-        statement: SQLiteStatement, decoder: RowDecoder, layout: ColumnLayout, idKind: ColumnKind, table: String,
-        path: String, channel: ChunkChannel<Element>
+        statement: SQLiteStatement, layout: ColumnLayout, idKind: ColumnKind, table: String, path: String,
+        channel: ChunkChannel<Element>
     ) {
         self.statement = statement
-        self.decoder = decoder
         self.layout = layout
         self.idKind = idKind
         self.table = table
@@ -226,9 +224,15 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
     }
 
     func run() {
-        if let statement, let decoder { produce(statement, decoder) }
-        decoder?.finish()
-        decoder = nil
+        if let statement {
+            // Created here, so its memory comes from this thread's allocator: the decoder's
+            // fields are written for every column, and next to the other decoder's (as two
+            // objects allocated one after the other are) each write would evict the other
+            // thread's cache line.
+            let decoder = RowDecoder(statement: statement, layout: layout)
+            produce(statement, decoder)
+            decoder.finish()
+        }
         statement = nil
         channel.producerExited()
     }
@@ -253,12 +257,15 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
                     // from its end (see `insert(expectedCount:drainingChunks:)`). Through
                     // the buffer, the swaps move entities instead of copying them.
                     chunk.withUnsafeMutableBufferPointer { $0.reverse() }
-                    guard channel.send(chunk) else { return channel.finish() }
-                    chunk.removeAll(keepingCapacity: true)
+                    // The channel takes the buffer (were this thread still holding it when
+                    // the table takes from it, the table would copy the whole chunk) and
+                    // gives back an emptied one when it has one.
+                    guard channel.send(&chunk) else { return channel.finish() }
+                    chunk.reserveCapacity(Self.chunkSize)
                 }
             }
             chunk.withUnsafeMutableBufferPointer { $0.reverse() }
-            if !chunk.isEmpty, !channel.send(chunk) { return channel.finish() }
+            if !chunk.isEmpty, !channel.send(&chunk) { return channel.finish() }
             channel.finish()
         } catch let error as SnapshotError {
             channel.finish(throwing: error)
