@@ -33,8 +33,7 @@ final class RowDecoder: Decoder {
     /// The number of requests so far in the current row.
     @exclusivity(unchecked) private var step = 0
     /// The keyed container of the last key type asked for, reused for every row (its
-    /// creation costs a metadata lookup and an allocation). It refers back to the decoder,
-    /// so ``finish()`` drops it.
+    /// creation costs a metadata lookup and an allocation). ``finish()`` drops it.
     @exclusivity(unchecked) private var cachedContainer: AnyObject?
     @exclusivity(unchecked) private var cachedKeyType: ObjectIdentifier?
 
@@ -63,7 +62,7 @@ final class RowDecoder: Decoder {
         return column
     }
 
-    /// Drops the cached container, which refers back to this decoder.
+    /// Drops the cached container: decoding is over.
     func finish() {
         cachedContainer = nil
         cachedKeyType = nil
@@ -76,7 +75,7 @@ final class RowDecoder: Decoder {
             // Stored below for this very key type.
             return unsafeDowncast(cachedContainer, to: ContainerCache<Key>.self).container
         }
-        let container = KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
+        let container = KeyedDecodingContainer(RowKeyedDecoder<Key>(unmanagedDecoder: .passUnretained(self)))
         cachedContainer = ContainerCache(container)
         cachedKeyType = ObjectIdentifier(type)
         return container
@@ -97,108 +96,144 @@ final class RowDecoder: Decoder {
     }
 }
 
-/// Reads fields of the current row by name.
-///
-/// Text, integers and doubles stored in their expected storage class are read directly;
-/// anything else (and every error) goes through ``ColumnCell``, which knows the kinds.
-struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder
-    var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { decoder.layout.index.keys.compactMap { Key(stringValue: $0) } }
-
-    func contains(_ key: Key) -> Bool { decoder.column(named: key.stringValue) != nil }
-
-    private func column(_ key: Key) throws -> Int32 {
-        guard let index = decoder.column(named: key.stringValue) else {
+/// The field reads of a keyed container, on the decoder itself: called through the
+/// container's unretained reference, so no field of any row retains the decoder.
+extension RowDecoder {
+    func requiredColumn(_ key: some CodingKey) throws -> Int32 {
+        guard let index = column(named: key.stringValue) else {
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: [key],
-                debugDescription: "table '\(decoder.layout.table)' has no column '\(key.stringValue)' for this non-optional field"))
+                debugDescription: "table '\(layout.table)' has no column '\(key.stringValue)' for this non-optional field"))
         }
         return index
     }
 
-    private func cell(_ key: Key, at column: Int32) -> ColumnCell {
-        ColumnCell(statement: decoder.statement, index: column, key: key, table: decoder.layout.table,
-                   kind: decoder.layout.kind[key.stringValue], json: decoder.json)
+    func cell(_ key: some CodingKey, at column: Int32) -> ColumnCell {
+        ColumnCell(statement: statement, index: column, key: key, table: layout.table, kind: layout.kind[key.stringValue], json: json)
     }
 
-    private func cell(_ key: Key) throws -> ColumnCell { cell(key, at: try column(key)) }
+    func cell(_ key: some CodingKey) throws -> ColumnCell { cell(key, at: try requiredColumn(key)) }
 
-    func decodeNil(forKey key: Key) throws -> Bool { decoder.statement.isNull(at: try column(key)) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try cell(key).decode(type) }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let column = try column(key)
-        if decoder.statement.columnType(column) == .text { return decoder.statement.text(at: column) }
-        return try cell(key, at: column).decode(type)
+    func decodeString(_ key: some CodingKey) throws -> String {
+        let column = try requiredColumn(key)
+        if statement.columnType(column) == .text { return statement.text(at: column) }
+        return try cell(key, at: column).decode(String.self)
     }
 
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let column = try column(key)
-        if decoder.statement.columnType(column) == .real { return decoder.statement.double(at: column) }
-        return try cell(key, at: column).decode(type)
+    func decodeDouble(_ key: some CodingKey) throws -> Double {
+        let column = try requiredColumn(key)
+        if statement.columnType(column) == .real { return statement.double(at: column) }
+        return try cell(key, at: column).decode(Double.self)
     }
 
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        let column = try column(key)
+    func decodeInt64(_ key: some CodingKey) throws -> Int64 {
+        let column = try requiredColumn(key)
+        if statement.columnType(column) == .integer { return statement.int64(at: column) }
+        return try cell(key, at: column).decode(Int64.self)
+    }
+
+    func decodeInt(_ key: some CodingKey) throws -> Int {
+        let column = try requiredColumn(key)
         // Int is 64-bit on every platform this builds for, so any stored integer fits.
-        if Int.bitWidth == 64, decoder.statement.columnType(column) == .integer {
-            return Int(decoder.statement.int64(at: column))
-        }
-        return try cell(key, at: column).decode(type)
-    }
-
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        let column = try column(key)
-        if decoder.statement.columnType(column) == .integer { return decoder.statement.int64(at: column) }
-        return try cell(key, at: column).decode(type)
+        if Int.bitWidth == 64, statement.columnType(column) == .integer { return Int(statement.int64(at: column)) }
+        return try cell(key, at: column).decode(Int.self)
     }
 
     // Optional fields: one column lookup each, instead of the default's `contains`, then
     // `decodeNil`, then `decode`.
 
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let column = decoder.column(named: key.stringValue) else { return nil }
-        switch decoder.statement.columnType(column) {
+    func decodeStringIfPresent(_ key: some CodingKey) throws -> String? {
+        guard let column = column(named: key.stringValue) else { return nil }
+        switch statement.columnType(column) {
         case .null: return nil
-        case .text: return decoder.statement.text(at: column)
-        default: return try cell(key, at: column).decode(type)
+        case .text: return statement.text(at: column)
+        default: return try cell(key, at: column).decode(String.self)
         }
+    }
+
+    func decodeIntIfPresent(_ key: some CodingKey) throws -> Int? {
+        guard let column = column(named: key.stringValue) else { return nil }
+        switch statement.columnType(column) {
+        case .null: return nil
+        case .integer where Int.bitWidth == 64: return Int(statement.int64(at: column))
+        default: return try cell(key, at: column).decode(Int.self)
+        }
+    }
+
+    func decodeDoubleIfPresent(_ key: some CodingKey) throws -> Double? {
+        guard let column = column(named: key.stringValue) else { return nil }
+        switch statement.columnType(column) {
+        case .null: return nil
+        case .real: return statement.double(at: column)
+        default: return try cell(key, at: column).decode(Double.self)
+        }
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: some CodingKey) throws -> T? {
+        guard let column = column(named: key.stringValue), !statement.isNull(at: column) else { return nil }
+        return try cell(key, at: column).decode(type)
+    }
+}
+
+/// Reads fields of the current row by name.
+///
+/// Text, integers and doubles stored in their expected storage class are read directly;
+/// anything else (and every error) goes through ``ColumnCell``, which knows the kinds.
+///
+/// The decoder is held unretained. The standard library's container box copies this
+/// value on every call, so a strong reference would retain and release the decoder for
+/// every field of every row, a large share of a restore. The decoder outlives every
+/// use: it makes this container only for the `init(from:)` calls it runs itself, keeps
+/// it until ``RowDecoder/finish()``, after the last row, and every read happens inside
+/// those calls. (Like any decoding container, it is not meant to be kept past the
+/// `init(from:)` it was given to.)
+struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let unmanagedDecoder: Unmanaged<RowDecoder>
+
+    /// Runs `body` with the decoder, without retaining it.
+    @inline(__always)
+    private func withDecoder<R>(_ body: (RowDecoder) throws -> R) rethrows -> R {
+        try unmanagedDecoder._withUnsafeGuaranteedRef(body)
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { withDecoder { $0.layout.index.keys.compactMap { Key(stringValue: $0) } } }
+
+    func contains(_ key: Key) -> Bool { withDecoder { $0.column(named: key.stringValue) != nil } }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try withDecoder { $0.statement.isNull(at: try $0.requiredColumn(key)) } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try withDecoder { try $0.decodeString(key) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try withDecoder { try $0.decodeDouble(key) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try withDecoder { try $0.decodeInt(key) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try withDecoder { try $0.decodeInt64(key) } }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try withDecoder { try $0.decodeStringIfPresent(key) }
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let column = decoder.column(named: key.stringValue) else { return nil }
-        switch decoder.statement.columnType(column) {
-        case .null: return nil
-        case .integer where Int.bitWidth == 64: return Int(decoder.statement.int64(at: column))
-        default: return try cell(key, at: column).decode(type)
-        }
+        try withDecoder { try $0.decodeIntIfPresent(key) }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let column = decoder.column(named: key.stringValue) else { return nil }
-        switch decoder.statement.columnType(column) {
-        case .null: return nil
-        case .real: return decoder.statement.double(at: column)
-        default: return try cell(key, at: column).decode(type)
-        }
+        try withDecoder { try $0.decodeDoubleIfPresent(key) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let column = decoder.column(named: key.stringValue), !decoder.statement.isNull(at: column) else { return nil }
-        return try cell(key, at: column).decode(type)
+        try withDecoder { try $0.decodeIfPresent(type, key) }
     }
 
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try cell(key).decode(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try cell(key).decode(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try cell(key).decode(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try cell(key).decode(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try cell(key).decode(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try cell(key).decode(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try cell(key).decode(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try cell(key).decode(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try cell(key).decode(type) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try cell(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try withDecoder { try $0.cell(key).decode(type) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try withDecoder { try $0.cell(key).decode(type) } }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "decode a Codable value for '\(key.stringValue)' instead of a nested container"))
@@ -208,8 +243,8 @@ struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "decode a Codable value for '\(key.stringValue)' instead of a nested container"))
     }
 
-    func superDecoder() throws -> any Decoder { decoder }
-    func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+    func superDecoder() throws -> any Decoder { unmanagedDecoder.takeUnretainedValue() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { unmanagedDecoder.takeUnretainedValue() }
 }
 
 /// One column of the current row, decoded as the Swift type asks, with a specific error

@@ -31,7 +31,15 @@ struct SnapshotReader {
     }
 
     private func connect(_ mode: SQLiteConnection.OpenMode) throws(SnapshotError) -> SQLiteConnection {
-        do { return try SQLiteConnection(path: path, mode: mode) } catch { throw SnapshotError(error, path: path) }
+        do { return try Self.connect(path, mode) } catch { throw SnapshotError(error, path: path) }
+    }
+
+    /// A connection that reads pages through a memory map: a restore reads every page
+    /// once, and the map spares a system call and a copy per page.
+    private static func connect(_ path: String, _ mode: SQLiteConnection.OpenMode) throws(SQLiteError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, mode: mode)
+        try connection.setPragma("mmap_size", String(1 << 30))
+        return connection
     }
 
     private func appSchemaVersion(_ connection: SQLiteConnection) throws(SnapshotError) -> Int {
@@ -97,7 +105,7 @@ struct SnapshotReader {
                .rows([.integer(Int64(stored.rowCount / 2))]).first?.first {
             let lower = try connection.prepare("SELECT * FROM \(name) WHERE \"id\" < ? ORDER BY \"id\"")
             try lower.bind([pivot])
-            let other = try SQLiteConnection(path: connection.path, mode: .readOnly)
+            let other = try Self.connect(connection.path, .readOnly)
             let upper = try other.prepare("SELECT * FROM \(name) WHERE \"id\" >= ? ORDER BY \"id\"")
             try upper.bind([pivot])
             statements = [lower, upper]
@@ -251,7 +259,7 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
                         throw SnapshotError.schemaMismatch(table: table, detail: SnapshotReader.describe(error))
                     }
                 }
-                chunk.append(entity)
+                chunk.append(consume entity)
                 if chunk.count == Self.chunkSize {
                     // Reversed here, where there is time to spare: the table takes a chunk
                     // from its end (see `insert(expectedCount:drainingChunks:)`). Through
