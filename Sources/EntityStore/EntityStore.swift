@@ -70,18 +70,27 @@ public final class EntityStore: Sendable {
     ///   and of how many older states are still held.
     @discardableResult
     public func write<Result>(_ name: String = "write", _ body: (Transaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try commitWrite(name) { transaction in result = try body(transaction) }
+        guard let result else { preconditionFailure("a commit returned without running its body") }
+        return result
+    }
+
+    /// The commit behind ``write(_:_:)``, with nothing generic left: StoreCore's commit and
+    /// delivery are compiled here for `EntityState`, instead of running generic code that
+    /// looks up type metadata at run time several times per commit.
+    private func commitWrite(_ name: String, _ body: (Transaction) throws -> Void) throws {
         let checkReferences = checksReferences
-        return try core.commit(name) { (state: inout EntityState, context: CommitContext) in
+        try core.commit(name) { (state: inout EntityState, context: CommitContext) in
             let transaction = Transaction(state: state)
             defer { transaction.isOpen = false }
-            let result = try body(transaction)
+            try body(transaction)
             let changeSet = try transaction.finish(checkReferences: checkReferences)
-            guard !changeSet.isEmpty else { return result }
+            guard !changeSet.isEmpty else { return }
             var next = transaction.state
             next.revision = transaction.revision
             next.changeSet = context.isContinuation ? state.changeSet.merged(with: changeSet, in: next) : changeSet
             state = next
-            return result
         }
     }
 

@@ -4,9 +4,9 @@ public struct Middleware<State: Sendable>: Sendable {
     public let name: String
     /// Runs after a commit body, before publication: may rewrite `next`, or throw to reject
     /// the commit (which then leaves no trace; the error reaches the caller).
-    let willCommit: (@Sendable (_ previous: State, _ next: inout State, _ context: CommitContext) throws -> Void)?
+    @usableFromInline let willCommit: (@Sendable (_ previous: State, _ next: inout State, _ context: CommitContext) throws -> Void)?
     /// Runs once per published ``Changes``, in version order, before the observers.
-    let didCommit: (@Sendable (CommitRecord<State>) -> Void)?
+    @usableFromInline let didCommit: (@Sendable (CommitRecord<State>) -> Void)?
 
     /// Creates a middleware from its hooks.
     /// - Parameters:

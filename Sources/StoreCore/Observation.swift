@@ -50,6 +50,7 @@ public final class Observation: Sendable {
 }
 
 /// The shared flag an observer entry checks before each delivery.
+@usableFromInline
 final class ObservationStatus: Sendable {
     private static let active: UInt8 = 0
     private static let suspended: UInt8 = 1
@@ -58,7 +59,7 @@ final class ObservationStatus: Sendable {
 
     init() {}
 
-    var isActive: Bool { raw.load(ordering: .acquiring) == Self.active }
+    @usableFromInline var isActive: Bool { raw.load(ordering: .acquiring) == Self.active }
     var isCancelled: Bool { raw.load(ordering: .acquiring) == Self.cancelled }
     var isSuspended: Bool { raw.load(ordering: .acquiring) == Self.suspended }
 

@@ -10,6 +10,10 @@ extension Store: StateStore {
     /// (that throws ``StoreError/nestedCommit(name:)``); use ``batch(_:_:)`` to group commits.
     /// - Complexity: the cost of `body`, the hooks and one `==` on the state (if
     ///   `Equatable`), plus O(k) to snapshot the k observers.
+    // Inlinable, with the delivery path it runs, so a client with a concrete state type
+    // gets it compiled for that type: generic code looks up the metadata of `Storage`,
+    // `Delivery` and `Changes` at run time, several times per commit.
+    @inlinable
     @discardableResult
     public func commit<Result>(
         _ name: String = "commit", withContext body: (inout State, CommitContext) throws -> Result
@@ -113,7 +117,8 @@ extension Store: StateStore {
     }
 
     /// Installs `current`, bumps the version and queues the ``Changes``; called under the lock.
-    private func publish(
+    @inlinable
+    func publish(
         previous: State, current: State, name: String, duration: Duration, in storage: inout Storage
     ) {
         storage.state = current
@@ -124,7 +129,8 @@ extension Store: StateStore {
     }
 
     /// Queues the events the writer sent during its commit or batch, after its ``Changes``.
-    private func flushDeferredEvents(in storage: inout Storage) {
+    @inlinable
+    func flushDeferredEvents(in storage: inout Storage) {
         guard !storage.deferredEvents.isEmpty else { return }
         for event in storage.deferredEvents {
             storage.pending.append(.event(EventDelivery(event: event, observers: storage.eventObservers)))

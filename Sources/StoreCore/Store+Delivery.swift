@@ -2,6 +2,7 @@ extension Store {
     /// Delivers queued items in order unless another thread (or an outer frame of this one)
     /// is already doing so; that drainer then delivers what this thread queued.
     /// Handlers run outside the lock, so they may read, commit and observe freely.
+    @inlinable
     func drain() {
         let claimed = storage.withLock { storage -> Bool in
             if storage.isDraining || storage.pending.isEmpty { return false }
@@ -21,7 +22,8 @@ extension Store {
         }
     }
 
-    private func deliver(_ item: Delivery<State>) {
+    @inlinable
+    func deliver(_ item: Delivery<State>) {
         switch item {
         case .changes(let delivery):
             if !middleware.isEmpty {

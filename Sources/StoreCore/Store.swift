@@ -15,12 +15,12 @@ public final class Store<State: Sendable>: Sendable {
     /// The dependencies handed to actions and tasks started on this store.
     public let dependencies: Dependencies
 
-    let storage: Lock<Storage>
-    let currentVersion = Atomic<UInt64>(0)
+    @usableFromInline let storage: Lock<Storage>
+    @usableFromInline let currentVersion = Atomic<UInt64>(0)
     /// Held by one thread for a commit or a whole batch; re-entrant for that thread.
-    let writerGate = DispatchSemaphore(value: 1)
-    let middleware: [Middleware<State>]
-    let isEqual: (@Sendable (State, State) -> Bool)?
+    @usableFromInline let writerGate = DispatchSemaphore(value: 1)
+    @usableFromInline let middleware: [Middleware<State>]
+    @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
     let tasks = TaskRegistry()
 
     /// Creates a store.
@@ -67,35 +67,38 @@ public final class Store<State: Sendable>: Sendable {
 
 extension Store {
     /// Everything guarded by the store's lock.
+    @usableFromInline
     struct Storage: Sendable {
-        var state: State
-        var changeObservers: [ChangeObserver<State>] = []
-        var eventObservers: [EventObserver] = []
-        var nextObserverID: UInt64 = 0
-        var pending: [Delivery<State>] = []
-        var isDraining = false
+        @usableFromInline var state: State
+        @usableFromInline var changeObservers: [ChangeObserver<State>] = []
+        @usableFromInline var eventObservers: [EventObserver] = []
+        @usableFromInline var nextObserverID: UInt64 = 0
+        @usableFromInline var pending: [Delivery<State>] = []
+        @usableFromInline var isDraining = false
         /// The thread holding the writer gate, and how many times it entered.
-        var writer: UInt?
-        var writerDepth = 0
+        @usableFromInline var writer: UInt?
+        @usableFromInline var writerDepth = 0
         /// Set while a commit body or `willCommit` hook runs, to refuse nested commits.
-        var inCommitBody = false
-        var batch: BatchState?
+        @usableFromInline var inCommitBody = false
+        @usableFromInline var batch: BatchState?
         /// Events sent by the writer thread, published after its commit or batch.
-        var deferredEvents: [any Sendable] = []
+        @usableFromInline var deferredEvents: [any Sendable] = []
 
         init(state: State) { self.state = state }
     }
 
     /// The open batch: its base state and the working copy its commits write to.
+    @usableFromInline
     struct BatchState: Sendable {
-        let base: State
-        var working: State
-        var changed = false
-        let name: String
-        let start: ContinuousClock.Instant
+        @usableFromInline let base: State
+        @usableFromInline var working: State
+        @usableFromInline var changed = false
+        @usableFromInline let name: String
+        @usableFromInline let start: ContinuousClock.Instant
     }
 
     /// How the writer gate was entered.
+    @usableFromInline
     enum WriterEntry {
         case first
         case reentered
@@ -103,6 +106,7 @@ extension Store {
 
     /// Enters the writer gate, re-entrantly for its owner thread.
     /// - Throws: ``StoreError/nestedCommit(name:)`` from inside a commit body.
+    @inlinable
     func acquireWriter(for name: String) throws -> WriterEntry {
         let me = ThreadID.current
         let owned = try storage.withLock { storage -> Bool in
@@ -121,6 +125,7 @@ extension Store {
     }
 
     /// Leaves the writer gate; the last exit opens it for other threads.
+    @inlinable
     func releaseWriter() {
         let opened = storage.withLock { storage -> Bool in
             storage.writerDepth -= 1
@@ -132,6 +137,7 @@ extension Store {
     }
 
     /// Whether `next` differs from `previous`; without `==` every commit is a change.
+    @inlinable
     func differs(_ previous: State, _ next: State) -> Bool {
         guard let isEqual else { return true }
         return !isEqual(previous, next)

@@ -14,9 +14,10 @@ import Darwin
 /// sanitizer, keeping `--sanitize=thread` runs meaningful.
 // `@unchecked Sendable` is safe: `value` is only touched inside `withLock`, which holds
 // `mutex` for the whole access, and `Value` itself is `Sendable`.
+@usableFromInline
 final class Lock<Value: Sendable>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     init(_ value: Value) {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -32,6 +33,7 @@ final class Lock<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value. Not re-entrant.
+    @inlinable
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

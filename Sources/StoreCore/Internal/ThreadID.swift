@@ -8,7 +8,9 @@ import Darwin
 
 /// The identity of the calling OS thread, used to make the writer lock re-entrant for the
 /// thread that owns it (a batch's commits run on the batch's thread).
+@usableFromInline
 enum ThreadID {
+    @usableFromInline
     static var current: UInt {
         #if canImport(Darwin)
         UInt(bitPattern: pthread_self())
