@@ -8,27 +8,43 @@ import Synchronization
 /// Create one with ``EntityStore/derived(_:id:)`` and its siblings. It is kept up to date
 /// synchronously with commits while it is alive; `recomputations` counts the re-reads.
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
-    private struct ObserverEntry {
-        weak var token: Observation?
-        let handler: @Sendable (Value, Value) -> Void
+    @usableFromInline
+    struct ObserverEntry {
+        @usableFromInline weak var token: Observation?
+        @usableFromInline let handler: @Sendable (Value, Value) -> Void
+
+        init(token: Observation, handler: @escaping @Sendable (Value, Value) -> Void) {
+            self.token = token
+            self.handler = handler
+        }
     }
 
-    private struct Inner {
-        var value: Value
-        var recomputations = 0
-        var observers: [UInt64: ObserverEntry] = [:]
-        var nextObserver: UInt64 = 0
+    @usableFromInline
+    struct Inner {
+        @usableFromInline var value: Value
+        @usableFromInline var recomputations = 0
+        @usableFromInline var observers: [UInt64: ObserverEntry] = [:]
+        @usableFromInline var nextObserver: UInt64 = 0
+
+        @inlinable
+        init(value: Value) { self.value = value }
     }
 
-    private let inner: Mutex<Inner>
-    private let recompute: @Sendable (Changes<EntityState>, Value) -> Value?
+    @usableFromInline let inner: Mutex<Inner>
+    @usableFromInline let recompute: @Sendable (Changes<EntityState>, Value) -> Value?
+    /// The body of ``refresh(_:)``, built by the (inlinable) initializer, so it is compiled
+    /// for the concrete `Value` where the query is created: called from the registry
+    /// through the `ChangeWatcher` protocol, the class's own methods run generic code that
+    /// looks up type metadata and compares and copies values through witness tables.
+    @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
     private let unregister: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
 
     /// `recompute` returns the new value, or nil if the commit does not concern it.
-    @usableFromInline
+    @inlinable
     init(initial: Value, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
         self.inner = Mutex(Inner(value: initial))
         self.recompute = recompute
+        self.refreshBody = { query, changes in query.refreshValue(changes) }
     }
 
     func setUnregister(_ action: @escaping @Sendable () -> Void) {
@@ -72,15 +88,29 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     }
 
     /// A change to hand to observers: the value before and after, and who to tell.
-    /// (A struct, not a tuple: this code runs unspecialized for `Value`, and a generic
-    /// tuple's type metadata is looked up at run time on every call.)
-    private struct Update {
-        let old: Value
-        let new: Value
-        let observers: [ObserverEntry]
+    /// (A struct, not a tuple: where this code runs unspecialized for `Value`, a generic
+    /// tuple's type metadata would be looked up at run time on every call.)
+    @usableFromInline
+    struct Update {
+        @usableFromInline let old: Value
+        @usableFromInline let new: Value
+        @usableFromInline let observers: [ObserverEntry]
+
+        @inlinable
+        init(old: Value, new: Value, observers: [ObserverEntry]) {
+            self.old = old
+            self.new = new
+            self.observers = observers
+        }
     }
 
     func refresh(_ changes: Changes<EntityState>) {
+        refreshBody(self, changes)
+    }
+
+    /// Re-reads the value after `changes` and tells the observers if it changed.
+    @inlinable
+    func refreshValue(_ changes: Changes<EntityState>) {
         let update = inner.withLock { inner -> Update? in
             let old = inner.value
             guard let new = recompute(changes, old) else { return nil }

@@ -1,19 +1,43 @@
 /// A watched entity ID, hashable across entity types.
 ///
-/// `@unchecked Sendable` is safe: `AnyHashable` is not `Sendable` in general, but both
-/// initializers below accept only `Sendable` values (entity IDs, which the `Entity`
-/// protocol requires to be `Sendable`), so the wrapped value always is.
+/// An `Int` ID, the common case, is kept as it is: hashing and comparing it costs a few
+/// instructions, where `AnyHashable` canonicalizes integers through a box on every hash
+/// and every comparison (a commit builds a key for each changed ID and looks it up).
+/// Other IDs are type-erased. Keys are only compared within one table, whose IDs share a
+/// type, so an `Int` key never needs to equal a key of another integer type.
+///
+/// `@unchecked Sendable` is safe: `AnyHashable` is not `Sendable` in general, but the
+/// initializer accepts only `Sendable` values (entity IDs, which the `Entity` protocol
+/// requires to be `Sendable`), so the wrapped value always is.
 @usableFromInline
 struct WatchKey: Hashable, @unchecked Sendable {
+    /// The ID itself when it is an `Int`; 0 otherwise.
     @usableFromInline
-    let base: AnyHashable
+    let integer: Int
+    /// The ID when it is not an `Int`.
+    @usableFromInline
+    let other: AnyHashable?
 
     @inlinable
-    init(_ id: some Hashable & Sendable) {
-        base = AnyHashable(id)
+    init<ID: Hashable & Sendable>(_ id: ID) {
+        if ID.self == Int.self {
+            // The types match (checked just above), so the bits are an `Int`.
+            integer = unsafeBitCast(id, to: Int.self)
+            other = nil
+        } else {
+            integer = 0
+            other = AnyHashable(id)
+        }
     }
 
-    init(erased id: any Hashable & Sendable) {
-        base = AnyHashable(id)
+    @inlinable
+    static func == (lhs: WatchKey, rhs: WatchKey) -> Bool {
+        lhs.integer == rhs.integer && lhs.other == rhs.other
+    }
+
+    @inlinable
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(integer)
+        if let other { hasher.combine(other) }
     }
 }
