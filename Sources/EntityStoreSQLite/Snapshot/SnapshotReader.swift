@@ -84,33 +84,46 @@ struct SnapshotReader {
         }
     }
 
-    /// Tables from this many rows on are decoded by two threads, each over half of the IDs.
+    /// Tables from this many rows on are decoded by two threads.
     static let rowsPerDecoderSplit = 20_000
+    /// At most this many ID ranges per table, each of at least `rowsPerRange` rows.
+    static let maximumRanges = 8
+    static let rowsPerRange = 5_000
 
     /// Decodes the rows of one table, in ID order, and inserts them as one batch.
     ///
     /// Decoding (SQLite stepping and `Codable`) costs about three times what building the
-    /// table (rows, insertion order, indexes) does, so large tables are decoded by two
-    /// threads, each over half of the IDs on its own connection, while this thread moves
-    /// the decoded chunks into the table as they arrive: first half first, so rows keep
-    /// their ID order.
+    /// table (rows, insertion order, indexes) does, so large tables are cut into ID ranges
+    /// that two threads decode in turn (the first takes ranges 0, 2, 4..., the second
+    /// 1, 3, 5..., each on its own connection), while this thread moves the decoded chunks
+    /// into the table, range by range, so rows keep their ID order. Several ranges rather
+    /// than two halves: this thread takes a range's chunks only after the previous
+    /// range's, so whatever is left of the last range when the decoders are done is built
+    /// alone, and the smaller the last range, the shorter that tail.
     private func readRows<T: TypedTable>(
         of table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection,
         into transaction: Transaction, progress: (Int) -> Void
     ) throws -> Int {
         let name = quoteIdentifier(table.name)
-        let statements: [SQLiteStatement]
-        if stored.rowCount >= Self.rowsPerDecoderSplit,
-           let pivot = try connection.prepare("SELECT \"id\" FROM \(name) ORDER BY \"id\" LIMIT 1 OFFSET ?")
-               .rows([.integer(Int64(stored.rowCount / 2))]).first?.first {
-            let lower = try connection.prepare("SELECT * FROM \(name) WHERE \"id\" < ? ORDER BY \"id\"")
-            try lower.bind([pivot])
-            let other = try Self.connect(connection.path, .readOnly)
-            let upper = try other.prepare("SELECT * FROM \(name) WHERE \"id\" >= ? ORDER BY \"id\"")
-            try upper.bind([pivot])
-            statements = [lower, upper]
-        } else {
-            statements = [try connection.prepare("SELECT * FROM \(name) ORDER BY \"id\"")]
+        let bounds = try rangeBounds(of: name, rowCount: stored.rowCount, connection: connection)
+        let connections = bounds.isEmpty ? [connection] : [connection, try Self.connect(connection.path, .readOnly)]
+        // Range i is [bounds[i - 1], bounds[i]), open at both ends of the list.
+        var statements: [SQLiteStatement] = []
+        for range in 0...bounds.count {
+            var conditions: [String] = []
+            var values: [SQLiteValue] = []
+            if range > 0 {
+                conditions.append("\"id\" >= ?")
+                values.append(bounds[range - 1])
+            }
+            if range < bounds.count {
+                conditions.append("\"id\" < ?")
+                values.append(bounds[range])
+            }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let statement = try connections[range % connections.count].prepare("SELECT * FROM \(name)\(filter) ORDER BY \"id\"")
+            try statement.bind(values)
+            statements.append(statement)
         }
         var index: [String: Int32] = [:]
         for column in 0..<statements[0].columnCount { index[statements[0].columnName(column)] = column }
@@ -119,13 +132,14 @@ struct SnapshotReader {
         let layout = ColumnLayout(index: index, kind: kinds, table: table.name)
         let writer = transaction[table.typed]
 
-        // The first half's channel is bounded (its chunks are taken as they come); the
-        // second half's is not, so its decoder never waits for the first half's rows.
+        // The first range's channel is bounded (its chunks are taken as they come); the
+        // others are not, so a decoder never waits for this thread to reach its range.
         let channels = statements.indices.map { ChunkChannel<T.Element>(capacity: $0 == 0 ? 16 : .max) }
-        for (statement, channel) in zip(statements, channels) {
+        for decoder in connections.indices {
+            let mine = Array(stride(from: decoder, to: statements.count, by: connections.count))
             let producer = RowProducer<T.Element>(
-                statement: statement, layout: layout, idKind: stored.idKind, table: table.name, path: path,
-                channel: channel)
+                ranges: mine.map { (statements[$0], channels[$0]) }, layout: layout, idKind: stored.idKind,
+                table: table.name, path: path)
             let thread = Thread { producer.run() }
             // As deep a stack as the main thread's: decoding nested values recurses.
             thread.stackSize = 8 << 20
@@ -164,6 +178,32 @@ struct SnapshotReader {
                 table: table.name, detail: "the metadata records \(stored.rowCount) rows but the table holds \(count)")
         }
         return count
+    }
+
+    /// The IDs that cut the table `name` into ranges for two decoders, ascending; empty for
+    /// a table small enough for one.
+    ///
+    /// Integer IDs are cut evenly by value between the smallest and the largest, two
+    /// lookups in the ID b-tree. Other IDs (or a single distinct value) are cut once, at
+    /// the median, which SQLite finds by stepping through half of them.
+    private func rangeBounds(of name: String, rowCount: Int, connection: SQLiteConnection) throws -> [SQLiteValue] {
+        guard rowCount >= Self.rowsPerDecoderSplit else { return [] }
+        let ranges = max(2, min(Self.maximumRanges, rowCount / Self.rowsPerRange))
+        if case let .integer(low)? = try connection.prepare("SELECT min(\"id\") FROM \(name)").rows().first?.first,
+           case let .integer(high)? = try connection.prepare("SELECT max(\"id\") FROM \(name)").rows().first?.first,
+           high > low {
+            // The span as an unsigned width, so IDs across the whole Int64 range cannot overflow.
+            let step = UInt64(bitPattern: high &- low) / UInt64(ranges)
+            var bounds: [Int64] = []
+            for range in 1..<ranges {
+                let bound = low &+ Int64(bitPattern: step &* UInt64(range))
+                if bound > (bounds.last ?? low) { bounds.append(bound) }
+            }
+            return bounds.map { .integer($0) }
+        }
+        let median = try connection.prepare("SELECT \"id\" FROM \(name) ORDER BY \"id\" LIMIT 1 OFFSET ?")
+            .rows([.integer(Int64(rowCount / 2))]).first?.first
+        return median.map { [$0] } ?? []
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -207,45 +247,52 @@ enum DynamicRowReader {
 private final class RowProducer<Element: Entity>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: the reader creates this object, hands it to the one
     // thread that runs `run()`, and does not use the connection again until
-    // `waitForProducer()` returned. `run()` drops its references to the statement and the
-    // decoder before it signals its exit (the channel's lock orders the two threads), so
-    // the statement is never finalized on this thread while the reader uses the
-    // connection.
-    private var statement: SQLiteStatement?
+    // `waitForProducer()` returned for each channel. `run()` drops its references to the
+    // statements before it signals its exit (the channels' locks order the two threads),
+    // so no statement is finalized on this thread while the reader uses the connection.
+    private var ranges: [(statement: SQLiteStatement, channel: ChunkChannel<Element>)]
     private let layout: ColumnLayout
     private let idKind: ColumnKind
     private let table: String
     private let path: String
-    private let channel: ChunkChannel<Element>
     static var chunkSize: Int { 1_024 }
 
     init(
-        statement: SQLiteStatement, layout: ColumnLayout, idKind: ColumnKind, table: String, path: String,
-        channel: ChunkChannel<Element>
+        ranges: [(statement: SQLiteStatement, channel: ChunkChannel<Element>)], layout: ColumnLayout,
+        idKind: ColumnKind, table: String, path: String
     ) {
-        self.statement = statement
+        self.ranges = ranges
         self.layout = layout
         self.idKind = idKind
         self.table = table
         self.path = path
-        self.channel = channel
     }
 
+    /// Decodes each range into its channel, in turn; after a failure or a cancellation,
+    /// the remaining ranges end empty.
     func run() {
-        if let statement {
+        let channels = ranges.map(\.channel)
+        var going = true
+        for (statement, channel) in ranges {
+            guard going else {
+                channel.finish()
+                continue
+            }
             // Created here, so its memory comes from this thread's allocator: the decoder's
             // fields are written for every column, and next to the other decoder's (as two
             // objects allocated one after the other are) each write would evict the other
             // thread's cache line.
             let decoder = RowDecoder(statement: statement, layout: layout)
-            produce(statement, decoder)
+            going = produce(statement, decoder, into: channel)
             decoder.finish()
         }
-        statement = nil
-        channel.producerExited()
+        ranges = []
+        for channel in channels { channel.producerExited() }
     }
 
-    private func produce(_ statement: SQLiteStatement, _ decoder: RowDecoder) {
+    /// Decodes the rows of `statement` into `channel`; returns whether it got through them
+    /// all (false after an error, which the channel carries, or a cancellation).
+    private func produce(_ statement: SQLiteStatement, _ decoder: RowDecoder, into channel: ChunkChannel<Element>) -> Bool {
         do {
             let isDynamic = Element.self == DynamicRecord.self
             var chunk: [Element] = []
@@ -268,13 +315,20 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
                     // The channel takes the buffer (were this thread still holding it when
                     // the table takes from it, the table would copy the whole chunk) and
                     // gives back an emptied one when it has one.
-                    guard channel.send(&chunk) else { return channel.finish() }
+                    guard channel.send(&chunk) else {
+                        channel.finish()
+                        return false
+                    }
                     chunk.reserveCapacity(Self.chunkSize)
                 }
             }
             chunk.withUnsafeMutableBufferPointer { $0.reverse() }
-            if !chunk.isEmpty, !channel.send(&chunk) { return channel.finish() }
+            if !chunk.isEmpty, !channel.send(&chunk) {
+                channel.finish()
+                return false
+            }
             channel.finish()
+            return true
         } catch let error as SnapshotError {
             channel.finish(throwing: error)
         } catch let error as SQLiteError {
@@ -282,5 +336,6 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
         } catch {
             channel.finish(throwing: SnapshotError.invalidData(table: table, detail: String(describing: error)))
         }
+        return false
     }
 }
