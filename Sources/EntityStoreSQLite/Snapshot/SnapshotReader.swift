@@ -84,9 +84,11 @@ struct SnapshotReader {
         }
     }
 
-    /// Tables from this many rows on are decoded by two threads.
-    static let rowsPerDecoderSplit = 20_000
-    /// At most this many ID ranges per table, each of at least `rowsPerRange` rows.
+    /// Tables from this many rows on are decoded by two threads (below, the threads cost
+    /// more than they save).
+    static let rowsPerDecoderSplit = 4_000
+    /// A split table gets one ID range per `rowsPerRange` rows, at least two and at most
+    /// `maximumRanges`.
     static let maximumRanges = 8
     static let rowsPerRange = 5_000
 

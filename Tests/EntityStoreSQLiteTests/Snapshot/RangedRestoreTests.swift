@@ -45,6 +45,10 @@ struct RangedRestoreTests {
         }
     }
 
+    @Test func aTableJustAboveTheSplitComesBackWhole() throws {
+        try Self.roundTrip(ids: Array((1...4_500).reversed()))
+    }
+
     @Test func denseIDsInsertedBackwardsComeBackInIDOrder() throws {
         try Self.roundTrip(ids: Array((1...30_000).reversed()))
     }
