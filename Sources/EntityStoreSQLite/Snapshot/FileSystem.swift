@@ -22,8 +22,13 @@ enum FileSystem {
         return directory.isEmpty ? "." : directory
     }
 
+    /// The size in bytes of the file at `path`, 0 if it cannot be read. One `stat`
+    /// (`FileManager`'s attributes also look up the owner's user and group names, which
+    /// cost more than a small restore's table).
     static func size(of path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return Int(info.st_size)
     }
 
     /// A fresh name for a temporary file next to `path` (same directory, so the final

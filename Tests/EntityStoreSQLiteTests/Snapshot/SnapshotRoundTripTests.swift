@@ -19,9 +19,13 @@ struct SnapshotRoundTripTests {
         }
         let summary = try store.snapshot(to: path)
         #expect(summary.rowCount == 55)
+        let bytesOnDisk = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber).intValue
+        #expect(bytesOnDisk > 0)
+        #expect(summary.fileSize == bytesOnDisk)
 
         let restored = EntityStore(schema: try librarySchema())
-        try restored.restore(from: path)
+        let restoreSummary = try restored.restore(from: path)
+        #expect(restoreSummary.fileSize == bytesOnDisk)
         for table in ["authors", "books", "samples"] {
             #expect(restored.state.count(ofTable: table) == store.state.count(ofTable: table))
         }
