@@ -35,7 +35,8 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         /// The group as a B-tree (runs are staged in insertion order). O(k).
         @inlinable
         func sortedMap() -> SortedMap<UInt64, Element.ID> {
-            SortedMap(sortedUniqueKeys: sequences, values: ids)
+            assert(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "a bulk load staged positions out of order")
+            return SortedMap(sortedUniqueKeys: sequences, values: ids)
         }
     }
 
