@@ -8,9 +8,9 @@ import Foundation
 /// consumer with ``cancel()``, after which ``send(_:)`` returns false.
 ///
 /// Spent chunks travel back: the consumer hands in its emptied array with each
-/// ``receive(into:)`` and the producer gets it from ``send(_:)`` to fill again, so the
-/// buffers are allocated once (allocating one on every chunk made the allocator
-/// consolidate its free lists each time) and freed by the thread that allocated them.
+/// ``receive(into:)`` and the producer gets it from ``send(_:)`` to fill again, so a
+/// buffer is allocated per chunk in flight rather than per chunk (allocating one for
+/// every chunk made the allocator consolidate its free lists each time).
 final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored variable is read and written only while
     // `condition` is locked.
