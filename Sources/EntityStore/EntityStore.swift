@@ -72,6 +72,9 @@ public final class EntityStore: Sendable {
     public func write<Result>(_ name: String = "write", _ body: (Transaction) throws -> Result) throws -> Result {
         var result: Result?
         try commitWrite(name) { transaction in result = try body(transaction) }
+        // Unreachable: a commit that returns without throwing ran its body exactly once
+        // (it throws before the body on a nested commit, and rethrows whatever the body or
+        // a hook throws), so `result` is set. No input reaches this line.
         guard let result else { preconditionFailure("a commit returned without running its body") }
         return result
     }

@@ -86,13 +86,10 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         guard var runs = staged.take() else {
             return batch.forEach { entity, sequence in insert(entity.pointee, sequence: sequence) }
         }
-        // Read from a local: called through the stored property, the closure's context
+        // Passed from a local: called through the stored property, the closure's context
         // would be retained and released for every entity.
         let keyInPlace = self.keyInPlace
-        batch.forEach { entity, sequence in
-            guard let key = keyInPlace(entity) else { return }
-            runs[key, default: GroupRun()].append(sequence, entity.pointee.id)
-        }
+        batch.forEachKey(keyInPlace) { key, id, sequence in runs[key, default: GroupRun()].append(sequence, id) }
         staged = runs
     }
 

@@ -31,4 +31,16 @@ struct LoadBatch<E: Entity> {
             try body(base + offset, firstSequence + UInt64(rank))
         }
     }
+
+    /// Calls `body` with the key `keyInPlace` reads from each entity, its ID and its
+    /// insertion position, in insertion order, skipping entities without a key. O(k).
+    @inlinable
+    func forEachKey<Key>(
+        _ keyInPlace: (UnsafePointer<E>) -> Key?, _ body: (Key, E.ID, UInt64) -> Void
+    ) {
+        forEach { entity, sequence in
+            guard let key = keyInPlace(entity) else { return }
+            body(key, entity.pointee.id, sequence)
+        }
+    }
 }

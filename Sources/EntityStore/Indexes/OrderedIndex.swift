@@ -71,13 +71,10 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
         guard var keyed = staged.take() else {
             return batch.forEach { entity, sequence in insert(entity.pointee, sequence: sequence) }
         }
-        // Read from a local: called through the stored property, the closure's context
+        // Passed from a local: called through the stored property, the closure's context
         // would be retained and released for every entity.
         let keyInPlace = self.keyInPlace
-        batch.forEach { entity, sequence in
-            guard let key = keyInPlace(entity) else { return }
-            keyed.append((OrderedIndexKey(key: key, sequence: sequence), entity.pointee.id))
-        }
+        batch.forEachKey(keyInPlace) { key, id, sequence in keyed.append((OrderedIndexKey(key: key, sequence: sequence), id)) }
         staged = keyed
     }
 

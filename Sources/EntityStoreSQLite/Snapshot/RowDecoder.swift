@@ -114,59 +114,64 @@ extension RowDecoder {
 
     func cell(_ key: some CodingKey) throws -> ColumnCell { cell(key, at: try requiredColumn(key)) }
 
-    func decodeString(_ key: some CodingKey) throws -> String {
+    /// The field `key`, read straight from its column when the column holds the storage
+    /// class `direct` (nil: never), and through ``ColumnCell`` otherwise.
+    @inline(__always)
+    private func field<T: Decodable>(
+        _ key: some CodingKey, direct: SQLiteValue.Kind?, _ read: (Int32) -> T
+    ) throws -> T {
         let column = try requiredColumn(key)
-        if statement.columnType(column) == .text { return statement.text(at: column) }
-        return try cell(key, at: column).decode(String.self)
+        if statement.columnType(column) == direct { return read(column) }
+        return try cell(key, at: column).decode(T.self)
+    }
+
+    /// An optional field, with one column lookup (instead of the default's `contains`,
+    /// then `decodeNil`, then `decode`); nil for a missing column or a NULL.
+    @inline(__always)
+    private func optionalField<T: Decodable>(
+        _ key: some CodingKey, direct: SQLiteValue.Kind?, _ read: (Int32) -> T
+    ) throws -> T? {
+        guard let column = column(named: key.stringValue) else { return nil }
+        let stored = statement.columnType(column)
+        if stored == .null { return nil }
+        if stored == direct { return read(column) }
+        return try cell(key, at: column).decode(T.self)
+    }
+
+    /// Integers are read directly where `Int` is 64-bit, which holds any stored integer;
+    /// elsewhere ``ColumnCell`` checks that the value fits.
+    #if _pointerBitWidth(_64)
+    private static var directInteger: SQLiteValue.Kind? { .integer }
+    #else
+    private static var directInteger: SQLiteValue.Kind? { nil }
+    #endif
+
+    func decodeString(_ key: some CodingKey) throws -> String {
+        try field(key, direct: .text) { statement.text(at: $0) }
     }
 
     func decodeDouble(_ key: some CodingKey) throws -> Double {
-        let column = try requiredColumn(key)
-        if statement.columnType(column) == .real { return statement.double(at: column) }
-        return try cell(key, at: column).decode(Double.self)
+        try field(key, direct: .real) { statement.double(at: $0) }
     }
 
     func decodeInt64(_ key: some CodingKey) throws -> Int64 {
-        let column = try requiredColumn(key)
-        if statement.columnType(column) == .integer { return statement.int64(at: column) }
-        return try cell(key, at: column).decode(Int64.self)
+        try field(key, direct: .integer) { statement.int64(at: $0) }
     }
 
     func decodeInt(_ key: some CodingKey) throws -> Int {
-        let column = try requiredColumn(key)
-        // Int is 64-bit on every platform this builds for, so any stored integer fits.
-        if Int.bitWidth == 64, statement.columnType(column) == .integer { return Int(statement.int64(at: column)) }
-        return try cell(key, at: column).decode(Int.self)
+        try field(key, direct: Self.directInteger) { Int(statement.int64(at: $0)) }
     }
 
-    // Optional fields: one column lookup each, instead of the default's `contains`, then
-    // `decodeNil`, then `decode`.
-
     func decodeStringIfPresent(_ key: some CodingKey) throws -> String? {
-        guard let column = column(named: key.stringValue) else { return nil }
-        switch statement.columnType(column) {
-        case .null: return nil
-        case .text: return statement.text(at: column)
-        default: return try cell(key, at: column).decode(String.self)
-        }
+        try optionalField(key, direct: .text) { statement.text(at: $0) }
     }
 
     func decodeIntIfPresent(_ key: some CodingKey) throws -> Int? {
-        guard let column = column(named: key.stringValue) else { return nil }
-        switch statement.columnType(column) {
-        case .null: return nil
-        case .integer where Int.bitWidth == 64: return Int(statement.int64(at: column))
-        default: return try cell(key, at: column).decode(Int.self)
-        }
+        try optionalField(key, direct: Self.directInteger) { Int(statement.int64(at: $0)) }
     }
 
     func decodeDoubleIfPresent(_ key: some CodingKey) throws -> Double? {
-        guard let column = column(named: key.stringValue) else { return nil }
-        switch statement.columnType(column) {
-        case .null: return nil
-        case .real: return statement.double(at: column)
-        default: return try cell(key, at: column).decode(Double.self)
-        }
+        try optionalField(key, direct: .real) { statement.double(at: $0) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: some CodingKey) throws -> T? {

@@ -14,14 +14,21 @@ private func journalMode(_ path: String) throws -> SQLiteValue? {
     try sqlValue(path, "PRAGMA journal_mode")
 }
 
+/// Runs `body` with a populated library store and a `SnapshotFile` for it at `path`, in a
+/// temporary directory.
+private func withLiveFile(_ body: (_ path: String, _ store: EntityStore, _ file: SnapshotFile) throws -> Void) throws {
+    try withTemporaryDirectory { directory in
+        let path = directory.appendingPathComponent("live.sqlite").path
+        let store = try populatedLibraryStore()
+        try body(path, store, try SnapshotFile(store: store, path: path))
+    }
+}
+
 /// The write-ahead-log life of a `SnapshotFile`, and saves that rewrite only changed columns.
 @Suite("Snapshot files between saves")
 struct LiveSnapshotFileTests {
     @Test func savesGoThroughTheWriteAheadLogAndCloseLeavesOneFile() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("live.sqlite").path
-            let store = try populatedLibraryStore()
-            let file = try SnapshotFile(store: store, path: path)
+        try withLiveFile { path, store, file in
             try store.write { tx in _ = try tx[books].update("b1") { $0.title = "Renamed" } }
             try file.save()
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -108,10 +115,7 @@ struct LiveSnapshotFileTests {
     }
 
     @Test func aFileReplacedUnderTheSamePathIsFollowed() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("live.sqlite").path
-            let store = try populatedLibraryStore()
-            let file = try SnapshotFile(store: store, path: path)
+        try withLiveFile { path, store, file in
             try store.write { tx in _ = try tx[books].update("b1") { $0.year = 1 } }
             // Another full snapshot renamed over the path, behind the file's back.
             try store.snapshot(to: path)
@@ -125,10 +129,7 @@ struct LiveSnapshotFileTests {
     }
 
     @Test func aSaveRewritesOnlyTheColumnsThatChanged() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("live.sqlite").path
-            let store = try populatedLibraryStore()
-            let file = try SnapshotFile(store: store, path: path)
+        try withLiveFile { path, store, file in
             // A value written behind the library's back in a column the update leaves alone
             // survives: the save sets only the changed column.
             try sqlExecute(path, "UPDATE books SET title = 'outside' WHERE id = 'b4'")
@@ -155,10 +156,7 @@ struct LiveSnapshotFileTests {
     }
 
     @Test func anUpdatedRowMissingFromTheFileIsWrittenWhole() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("live.sqlite").path
-            let store = try populatedLibraryStore()
-            let file = try SnapshotFile(store: store, path: path)
+        try withLiveFile { path, store, file in
             try sqlExecute(path, "DELETE FROM books WHERE id = 'b5'")
             try store.write { tx in _ = try tx[books].update("b5") { $0.title = "Back" } }
             try file.save()
