@@ -14,6 +14,19 @@ private func journalMode(_ path: String) throws -> SQLiteValue? {
     try sqlValue(path, "PRAGMA journal_mode")
 }
 
+/// Another snapshot at `other.sqlite` in `directory`, switched to WAL mode with committed
+/// frames never checkpointed (every book retitled "from the stale log"). Returns its path
+/// and its connection, to be closed once the log has been copied: closing folds the log in.
+private func snapshotWithStaleLog(in directory: URL) throws -> (path: String, connection: SQLiteConnection) {
+    let otherPath = directory.appendingPathComponent("other.sqlite").path
+    try populatedLibraryStore(authorCount: 2, bookCount: 30).snapshot(to: otherPath)
+    let connection = try SQLiteConnection(path: otherPath, mode: .readWrite)
+    try connection.setPragma("journal_mode", "WAL")
+    try connection.setPragma("wal_autocheckpoint", "0")
+    try connection.execute("UPDATE books SET title = 'from the stale log'")
+    return (otherPath, connection)
+}
+
 /// Runs `body` with a populated library store and a `SnapshotFile` for it at `path`, in a
 /// temporary directory.
 private func withLiveFile(_ body: (_ path: String, _ store: EntityStore, _ file: SnapshotFile) throws -> Void) throws {
@@ -65,18 +78,11 @@ struct LiveSnapshotFileTests {
     @Test func aStaleLogBesideARollbackFileIsDiscardedNotReplayed() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("target.sqlite").path
-            let otherPath = directory.appendingPathComponent("other.sqlite").path
             let store = try populatedLibraryStore()
             try store.snapshot(to: path)
 
-            // A log left by another file: a WAL-mode database with committed frames that
-            // were never checkpointed, copied beside the target while still open.
-            let other = try populatedLibraryStore(authorCount: 2, bookCount: 30)
-            try other.snapshot(to: otherPath)
-            let connection = try SQLiteConnection(path: otherPath, mode: .readWrite)
-            try connection.setPragma("journal_mode", "WAL")
-            try connection.setPragma("wal_autocheckpoint", "0")
-            try connection.execute("UPDATE books SET title = 'from the stale log'")
+            // A log left by another file, copied beside the target while still open.
+            let (otherPath, connection) = try snapshotWithStaleLog(in: directory)
             try FileManager.default.copyItem(atPath: otherPath + "-wal", toPath: path + "-wal")
             try connection.close()
 
@@ -94,13 +100,7 @@ struct LiveSnapshotFileTests {
     @Test func aFullSnapshotOverAFileWithALeftoverLogIsNotCorruptedByIt() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("target.sqlite").path
-            let otherPath = directory.appendingPathComponent("other.sqlite").path
-            let other = try populatedLibraryStore(authorCount: 2, bookCount: 30)
-            try other.snapshot(to: otherPath)
-            let connection = try SQLiteConnection(path: otherPath, mode: .readWrite)
-            try connection.setPragma("journal_mode", "WAL")
-            try connection.setPragma("wal_autocheckpoint", "0")
-            try connection.execute("UPDATE books SET title = 'from the stale log'")
+            let (otherPath, connection) = try snapshotWithStaleLog(in: directory)
             // As a saving process that stopped leaves its file: the log beside it.
             try FileManager.default.copyItem(atPath: otherPath, toPath: path)
             try FileManager.default.copyItem(atPath: otherPath + "-wal", toPath: path + "-wal")
