@@ -1,6 +1,5 @@
 import HashTreeCollections
 import StoreCore
-import Synchronization
 
 /// A normalized, in-memory entity store: typed tables keyed by ID, transactional writes,
 /// secondary indexes, relations with delete rules, queries, and derived values that

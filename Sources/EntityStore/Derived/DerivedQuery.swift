@@ -1,6 +1,5 @@
 import HashTreeCollections
 import StoreCore
-import Synchronization
 
 /// A memoized, observable value computed from the store's tables that re-reads only when
 /// a commit touches what it watches: one entity, a few entities, an index key or a range.
@@ -9,7 +8,7 @@ import Synchronization
 /// synchronously with commits while it is alive; `recomputations` counts the re-reads.
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
     @usableFromInline
-    struct ObserverEntry {
+    struct ObserverEntry: Sendable {
         @usableFromInline weak var token: Observation?
         @usableFromInline let handler: @Sendable (Value, Value) -> Void
 
@@ -20,7 +19,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     }
 
     @usableFromInline
-    struct Inner {
+    struct Inner: Sendable {
         @usableFromInline var value: Value
         @usableFromInline var recomputations = 0
         @usableFromInline var observers: [UInt64: ObserverEntry] = [:]
@@ -30,19 +29,19 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         init(value: Value) { self.value = value }
     }
 
-    @usableFromInline let inner: Mutex<Inner>
+    @usableFromInline let inner: Lock<Inner>
     @usableFromInline let recompute: @Sendable (Changes<EntityState>, Value) -> Value?
     /// The body of ``refresh(_:)``, built by the (inlinable) initializer, so it is compiled
     /// for the concrete `Value` where the query is created: called from the registry
     /// through the `ChangeWatcher` protocol, the class's own methods run generic code that
     /// looks up type metadata and compares and copies values through witness tables.
     @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
-    private let unregister: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
 
     /// `recompute` returns the new value, or nil if the commit does not concern it.
     @inlinable
     init(initial: Value, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
-        self.inner = Mutex(Inner(value: initial))
+        self.inner = Lock(Inner(value: initial))
         self.recompute = recompute
         self.refreshBody = { query, changes in query.refreshValue(changes) }
     }

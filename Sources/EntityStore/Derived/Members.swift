@@ -1,15 +1,15 @@
 import HashTreeCollections
-import Synchronization
+import StoreCore
 
 /// The members of a membership-based derived query, ordered by `Position`, updated per
 /// changed row in O(log k).
 final class Members<E: Entity, Position: Comparable & Sendable>: Sendable {
-    private struct Inner {
+    private struct Inner: Sendable {
         var ordered = SortedMap<Position, E.ID>()
         var positions: [E.ID: Position] = [:]
     }
 
-    private let inner = Mutex(Inner())
+    private let inner = Lock(Inner())
 
     func insert(_ id: E.ID, at position: Position) {
         inner.withLock { inner in

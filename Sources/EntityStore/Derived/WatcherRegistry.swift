@@ -1,6 +1,5 @@
 import HashTreeCollections
 import StoreCore
-import Synchronization
 
 /// Something that re-reads its value when a commit touches what it watches.
 protocol ChangeWatcher: AnyObject, Sendable {
@@ -14,17 +13,17 @@ protocol ChangeWatcher: AnyObject, Sendable {
 /// 100,000 watched ones wakes only its own watchers. Watchers of a whole table (index and
 /// range queries) are filed under the table.
 final class WatcherRegistry: Sendable {
-    private struct Box {
+    private struct Box: Sendable {
         weak var watcher: (any ChangeWatcher)?
     }
 
-    private struct Registry {
+    private struct Registry: Sendable {
         var byID: [String: [WatchKey: [UInt64: Box]]] = [:]
         var byTable: [String: [UInt64: Box]] = [:]
         var nextToken: UInt64 = 0
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = Lock(Registry())
 
     /// A watcher due for a refresh, with its registration token.
     private struct Due {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StoreCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +11,7 @@ import Darwin
 final class ProgressBar: Sendable {
     private let label: String
     private let enabled: Bool
-    private let state = Mutex<(shown: Int, lastDraw: ContinuousClock.Instant?)>((0, nil))
+    private let state = Lock<(shown: Int, lastDraw: ContinuousClock.Instant?)>((0, nil))
 
     init(_ label: String, quiet: Bool) {
         self.label = label

@@ -6,7 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a pthread mutex.
+/// A value guarded by a pthread mutex: the one lock of this package, for every module of
+/// it (hence `package` access) wherever state is shared across threads.
 ///
 /// Why not `Synchronization.Mutex`: on Linux it hands a contended lock over inside the
 /// kernel (priority-inheritance futex), which ThreadSanitizer cannot see, so every contended
@@ -15,11 +16,12 @@ import Darwin
 // `@unchecked Sendable` is safe: `value` is only touched inside `withLock`, which holds
 // `mutex` for the whole access, and `Value` itself is `Sendable`.
 @usableFromInline
-final class Lock<Value: Sendable>: @unchecked Sendable {
+package final class Lock<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var value: Value
 
-    init(_ value: Value) {
+    @usableFromInline
+    package init(_ value: Value) {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -34,7 +36,7 @@ final class Lock<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value. Not re-entrant.
     @inlinable
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
