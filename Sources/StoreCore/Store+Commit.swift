@@ -125,6 +125,7 @@ extension Store: StateStore {
         let version = currentVersion.load(ordering: .relaxed) + 1
         currentVersion.store(version, ordering: .releasing)
         let changes = Changes(previous: previous, current: current, version: version, name: name)
+        for hook in storage.publishHooks { hook.handler(changes) }
         storage.pending.append(.changes(ChangeDelivery(changes: changes, duration: duration, observers: storage.changeObservers)))
     }
 

@@ -72,6 +72,7 @@ extension Store {
         @usableFromInline var state: State
         @usableFromInline var changeObservers: [ChangeObserver<State>] = []
         @usableFromInline var eventObservers: [EventObserver] = []
+        @usableFromInline var publishHooks: [PublishHook<State>] = []
         @usableFromInline var nextObserverID: UInt64 = 0
         @usableFromInline var pending: [Delivery<State>] = []
         @usableFromInline var isDraining = false

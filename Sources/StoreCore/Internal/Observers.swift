@@ -7,6 +7,13 @@ struct ChangeObserver<State: Sendable>: Sendable {
     @usableFromInline let onTermination: (@Sendable () -> Void)?
 }
 
+/// A hook run inside every publish, under the store's lock (see `addPublishHook`).
+@usableFromInline
+struct PublishHook<State: Sendable>: Sendable {
+    @usableFromInline let id: UInt64
+    @usableFromInline let handler: @Sendable (Changes<State>) -> Void
+}
+
 /// A registered event observer; `handler` filters the event types it wants.
 @usableFromInline
 struct EventObserver: Sendable {
