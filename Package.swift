@@ -10,7 +10,7 @@ let strictSettings: [SwiftSetting] = [
 
 // Dependency direction is one way:
 // entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
-// CSQLite is imported by EntityStoreSQLite only.
+// CSQLite and CSQLiteFaults are imported by EntityStoreSQLite only.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
@@ -32,6 +32,8 @@ let package = Package(
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // A fault-injecting SQLite VFS for crash and I/O-error tests; inert unless a plan is armed.
+        .target(name: "CSQLiteFaults", dependencies: ["CSQLite"]),
         .target(
             name: "EntityStoreMigrations",
             path: "Migrations",
@@ -39,7 +41,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",
-            dependencies: ["EntityStore", "StoreCore", "CSQLite", "EntityStoreMigrations"],
+            dependencies: ["EntityStore", "StoreCore", "CSQLite", "CSQLiteFaults", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreCommands",

@@ -40,6 +40,9 @@ enum FileSystem {
 
     /// Flushes the file or directory at `path` to stable storage.
     static func sync(_ path: String) throws(SnapshotError) {
+        if let failure = FaultInjection.check(isDirectory(path) ? path + "/" : path, .sync) {
+            throw .io(path: path, message: "fsync failed: \(errorText(failure))")
+        }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .io(path: path, message: "cannot open for fsync: \(errorText())") }
         defer { close(descriptor) }
@@ -48,6 +51,9 @@ enum FileSystem {
 
     /// Atomically replaces `target` with `source`.
     static func rename(_ source: String, over target: String) throws(SnapshotError) {
+        if let failure = FaultInjection.check(target, .rename) {
+            throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText(failure))")
+        }
         guard Foundation.rename(source, target) == 0 else {
             throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText())")
         }
@@ -67,15 +73,22 @@ enum FileSystem {
 
     /// Removes the write-ahead log and shared-memory files SQLite keeps beside `path`.
     static func removeSidecars(of path: String) {
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["-wal", "-shm"] { remove(file: path + suffix) }
     }
 
+    /// Removes a temporary file and the rollback journal SQLite may have left beside it.
     static func remove(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
-        try? FileManager.default.removeItem(atPath: path + "-journal")
+        remove(file: path)
+        remove(file: path + "-journal")
     }
 
-    private static func errorText() -> String {
-        String(cString: strerror(errno))
+    /// Unlinks one file, if present; failures are ignored (callers remove what they may).
+    static func remove(file path: String) {
+        guard FaultInjection.check(path, .delete) == nil else { return }
+        unlink(path)
+    }
+
+    private static func errorText(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
     }
 }

@@ -1,0 +1,54 @@
+#ifndef ENTITYSTORE_CSQLITE_FAULTS_H
+#define ENTITYSTORE_CSQLITE_FAULTS_H
+
+// Fault injection for crash and I/O-error tests, in the manner of SQLite's own test VFS:
+// a VFS that wraps the default one and, while a plan is armed, counts the operations on
+// files under a path prefix and fails the chosen one. The snapshot layer's own file
+// operations (rename, fsync of a directory, unlink) ask `es_fault_point` too, so one
+// plan covers every step of a write. Nothing happens unless a plan is armed.
+
+/// Kinds of operations, as bits of a mask.
+enum {
+    ES_FAULT_READ = 1,
+    ES_FAULT_WRITE = 2,
+    ES_FAULT_SYNC = 4,
+    ES_FAULT_TRUNCATE = 8,
+    ES_FAULT_DELETE = 16,
+    ES_FAULT_CREATE = 32,
+    ES_FAULT_RENAME = 64,
+    /// Every operation that changes what is on disk.
+    ES_FAULT_MUTATING = 2 | 4 | 8 | 16 | 32 | 64,
+};
+
+/// What happens at the chosen operation.
+enum {
+    /// The operation and every later one on a watched file fail without touching the
+    /// disk, as if the process had been killed just before it (reads fail too; closing
+    /// and unlocking still release their resources).
+    ES_FAULT_KILL = 1,
+    /// The operation fails once with the plan's error; later ones proceed.
+    ES_FAULT_ERROR = 2,
+};
+
+/// Registers the fault-injecting VFS as SQLite's default, wrapping the previous
+/// default. Safe to call more than once and from several threads. Returns an SQLite
+/// result code.
+int es_fault_install(void);
+
+/// Arms a plan: operations of the kinds in `mask` on files whose path starts with
+/// `prefix` are counted from 0, and the one numbered `target` fails as `mode` says
+/// (`error` is the SQLite extended code for ES_FAULT_ERROR, e.g. SQLITE_FULL or
+/// SQLITE_IOERR_WRITE). Replaces any armed plan.
+void es_fault_arm(const char *prefix, int mode, long target, int mask, int error);
+
+/// Disarms the plan; returns how many operations it counted.
+long es_fault_disarm(void);
+
+/// Whether the armed plan struck (the chosen operation was reached).
+int es_fault_struck(void);
+
+/// Asks the armed plan about one operation of `kind` on `path`: 0 to go ahead, or an
+/// errno value (EIO, or ENOSPC for a full disk) to fail with, without doing it.
+int es_fault_point(const char *path, int kind);
+
+#endif
