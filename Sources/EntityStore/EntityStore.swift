@@ -116,15 +116,18 @@ public final class EntityStore: Sendable {
 
     /// Replaces every table with those of `newState` (a restore), as one commit that
     /// every derived value re-reads. `newState` must follow the same schema.
+    /// Returns the revision the new state took.
     /// - Throws: ``EntityStoreError/invalidSchema(_:)`` if its tables differ from the schema's.
-    public func replaceAll(with newState: EntityState, name: String = "replaceAll") throws {
+    @discardableResult
+    public func replaceAll(with newState: EntityState, name: String = "replaceAll") throws -> UInt64 {
         guard newState.tableNames == state.tableNames else {
             throw EntityStoreError.invalidSchema("the new state's tables \(newState.tableNames) differ from the store's \(state.tableNames)")
         }
-        try core.commit(name) { (state: inout EntityState) in
+        return try core.commit(name) { (state: inout EntityState) -> UInt64 in
             var next = newState
             next.rebase(onto: state)
             state = next
+            return next.revision
         }
     }
 }

@@ -22,6 +22,15 @@ extension SQLiteConnection {
         while try statement.step() {}
     }
 
+    /// Copies every frame of the write-ahead log into the database and truncates the log
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`); a no-op in rollback mode.
+    /// - Returns: false if another connection's read or write kept part of the log.
+    package func checkpointCompletely() throws(SQLiteError) -> Bool {
+        let statement = try prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+        guard try statement.step() else { return true }
+        return statement.int64(at: 0) == 0
+    }
+
     /// The `application_id` header field, which identifies the file's format (0 if unset).
     package var applicationID: Int32 {
         get throws(SQLiteError) { try headerInteger("application_id") }

@@ -42,9 +42,9 @@ extension EntityStore {
     public func restore(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> SnapshotSummary {
         let start = ContinuousClock.now
         let restored = try EntityState.readSnapshot(from: path, schema: schema, options: options)
-        try replaceAll(with: restored, name: "restore")
+        let revision = try replaceAll(with: restored, name: "restore")
         return SnapshotSummary(
-            path: path, tables: restored.tableNames.map { .init(name: $0, rows: restored.count(ofTable: $0) ?? 0) },
+            path: path, revision: revision, tables: restored.tableNames.map { .init(name: $0, rows: restored.count(ofTable: $0) ?? 0) },
             fileSize: FileSystem.size(of: path), duration: ContinuousClock.now - start)
     }
 
@@ -70,7 +70,7 @@ public enum Snapshot {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
         guard !FileSystem.isDirectory(path) else { throw .notASnapshot(path: path, reason: "it is a directory") }
         do {
-            let connection = try SQLiteConnection(path: path, mode: .readOnly)
+            let connection = try SQLiteConnection.openSnapshotForReading(path)
             return try SnapshotMetadata.read(connection)
         } catch let error as SnapshotError {
             throw error

@@ -35,6 +35,9 @@ public struct SnapshotProgress: Sendable, Equatable {
 public struct SnapshotSummary: Sendable, Equatable {
     /// The snapshot file.
     public let path: String
+    /// The store revision of the state written or read: the one state the file holds
+    /// after a snapshot or a save (for a restore, the revision the restored state took).
+    public let revision: UInt64
     /// Row counts by table, in schema order.
     public let tables: [TableCount]
     /// The file's size in bytes after the operation.

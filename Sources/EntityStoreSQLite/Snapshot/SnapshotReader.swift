@@ -37,7 +37,8 @@ struct SnapshotReader {
     /// A connection that reads pages through a memory map: a restore reads every page
     /// once, and the map spares a system call and a copy per page.
     private static func connect(_ path: String, _ mode: SQLiteConnection.OpenMode) throws(SQLiteError) -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path, mode: mode)
+        let connection = mode == .readOnly
+            ? try SQLiteConnection.openSnapshotForReading(path) : try SQLiteConnection(path: path, mode: mode)
         try connection.setPragma("mmap_size", String(1 << 30))
         return connection
     }

@@ -29,7 +29,7 @@ extension Snapshot {
         do {
             guard FileSystem.exists(path) else { throw SnapshotError.fileNotFound(path: path) }
             guard !FileSystem.isDirectory(path) else { throw SnapshotError.notASnapshot(path: path, reason: "it is a directory") }
-            connection = try SQLiteConnection(path: path, mode: .readOnly)
+            connection = try SQLiteConnection.openSnapshotForReading(path)
             let integrity = try connection.integrityCheck()
             if !integrity.isEmpty {
                 return VerificationReport(path: path, problems: integrity.map { "integrity check: \($0)" }, rowCounts: [:], formatVersion: nil)

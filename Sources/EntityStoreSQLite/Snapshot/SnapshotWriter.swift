@@ -6,10 +6,21 @@ import Foundation
 /// The rows go into a temporary file beside the target, in one transaction with prepared
 /// statements; then SQL indexes are created, the file is flushed (fsync), renamed over
 /// the target and the directory is flushed. Until the rename the previous file at the
-/// path is intact; a failure removes the temporary file.
+/// path is intact and complete (see ``settleTarget(_:)``); a failure removes the
+/// temporary file.
 struct SnapshotWriter {
+    /// The journal mode the new file starts in.
+    enum JournalMode {
+        /// A rollback journal: a single self-contained file at rest (the default).
+        case rollback
+        /// Write-ahead log, for a file that incremental saves follow: it needs no mode
+        /// switch (a write of its own) when a ``SnapshotFile`` opens it.
+        case writeAheadLog
+    }
+
     let state: EntityState
     let options: SnapshotOptions
+    var journalMode: JournalMode = .rollback
 
     func write(to path: String) throws(SnapshotError) -> SnapshotSummary {
         let start = ContinuousClock.now
@@ -26,18 +37,54 @@ struct SnapshotWriter {
         do {
             let counts = try writeFile(at: temporary)
             try FileSystem.sync(temporary)
-            // A write-ahead log beside the old file (left by a saving process that
-            // stopped) would be replayed by SQLite into the new file on its next open:
-            // it goes first. Until the rename the old file is still whole, as of its last
-            // checkpoint.
-            FileSystem.removeSidecars(of: path)
+            try Self.settleTarget(path)
             try FileSystem.rename(temporary, over: path)
             try FileSystem.sync(directory)
             return SnapshotSummary(
-                path: path, tables: counts, fileSize: FileSystem.size(of: path), duration: ContinuousClock.now - start)
+                path: path, revision: state.revision, tables: counts, fileSize: FileSystem.size(of: path),
+                duration: ContinuousClock.now - start)
         } catch {
             FileSystem.remove(temporary)
             throw error
+        }
+    }
+
+    /// Makes the file at `path` complete on its own, so that the new file can be renamed
+    /// over it, and leaves nothing beside it that SQLite would apply to the new file.
+    ///
+    /// SQLite applies whatever log it finds beside a database when it opens it: a
+    /// rollback journal is rolled back into it, a write-ahead log replayed. One left
+    /// beside the old file (by a writer that was killed, or by an open ``SnapshotFile``)
+    /// would corrupt the new one; deleting it first would lose the old file's last saves,
+    /// or leave it half-written, if the process died before the rename. So the old file
+    /// is recovered first, through SQLite (a hot journal rolled back, the log
+    /// checkpointed), and only then are the emptied logs removed: whenever this process
+    /// stops, the path holds the old complete state or the new one.
+    static func settleTarget(_ path: String) throws(SnapshotError) {
+        let sidecars = ["-journal", "-wal", "-shm"].map { path + $0 }
+        guard sidecars.contains(where: FileSystem.exists) else { return }
+        if FileSystem.exists(path) {
+            do {
+                // Opening reads the schema, which rolls a hot journal back and recovers a log.
+                let connection = try SQLiteConnection(path: path, mode: .readWrite)
+                if try !connection.checkpointCompletely() {
+                    throw SnapshotError.io(
+                        path: path, message: "another connection is using the file, so it cannot be replaced safely now")
+                }
+                try connection.close()
+            } catch let error as SQLiteError where error.isCorrupt {
+                // Not a database SQLite can open: its logs cannot belong to it, nothing to keep.
+            } catch let error as SQLiteError {
+                throw SnapshotError(error, path: path)
+            } catch let error as SnapshotError {
+                throw error
+            } catch {
+                throw .io(path: path, message: String(describing: error))
+            }
+        }
+        for sidecar in sidecars { FileSystem.remove(file: sidecar) }
+        if let survivor = sidecars.first(where: FileSystem.exists) {
+            throw .io(path: path, message: "cannot remove '\(survivor)', which SQLite would apply to the new snapshot")
         }
     }
 
@@ -95,6 +142,10 @@ struct SnapshotWriter {
             // Built after the bulk load: one sort per index instead of a b-tree insert per row.
             try connection.transaction(.exclusive) {
                 for table in state.schema.tables { try MetadataWriter(connection: connection).createSQLIndexes(for: table) }
+            }
+            if journalMode == .writeAheadLog {
+                // The header now says WAL; the log itself is empty and removed at close.
+                try connection.setPragma("journal_mode", "WAL")
             }
             try connection.close()
         } catch let error as SnapshotError {

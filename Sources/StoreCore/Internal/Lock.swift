@@ -36,7 +36,7 @@ package final class Lock<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value. Not re-entrant.
     @inlinable
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
