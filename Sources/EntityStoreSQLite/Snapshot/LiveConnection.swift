@@ -13,7 +13,10 @@ import Darwin
 /// the log and syncs once (still `synchronous = FULL`, so a returned save is durable);
 /// checkpoints fold the log back into the file once it outgrows the file itself, and
 /// `close` folds it in and returns the file to rollback mode, a single self-contained file.
-struct LiveConnection {
+// `@unchecked Sendable` is safe: the connection is not thread-safe, but a `LiveConnection`
+// lives only inside `SnapshotFile`'s saver lock, and every use of it (saves, close)
+// happens with that lock held, so no two threads ever touch it at once.
+struct LiveConnection: @unchecked Sendable {
     let connection: SQLiteConnection
     /// The file the connection opened, to notice a file replaced under the same path.
     let identity: FileIdentity
@@ -57,7 +60,7 @@ struct LiveConnection {
     /// every SQLite reader handles.
     func close() throws(SnapshotError) {
         do {
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _ = try connection.checkpointCompletely()
             try? connection.setPragma("journal_mode", "DELETE")
             try connection.close()
         } catch {

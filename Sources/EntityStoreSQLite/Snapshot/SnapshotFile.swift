@@ -1,6 +1,5 @@
 import EntityStore
 import StoreCore
-import Synchronization
 
 /// A snapshot file kept in step with a store by incremental saves.
 ///
@@ -10,6 +9,11 @@ import Synchronization
 /// since the last save (inserts, deletes, and updates of just the changed columns) in
 /// one SQLite transaction: the file is a valid snapshot before, during and after every
 /// save, and a save that returned is durable.
+///
+/// Each save writes exactly one published state, the one its summary reports
+/// (``SnapshotSummary/revision``), and contains every commit published before the save
+/// started, whichever threads commit meanwhile and whenever observers are told: commits
+/// are recorded as they are published, not as they are delivered.
 ///
 /// Between saves the file stays open in SQLite's write-ahead-log mode, so a save appends
 /// the pages it changed to `path-wal` and syncs once, instead of journaling and syncing
@@ -22,49 +26,58 @@ public final class SnapshotFile: Sendable {
     /// The store it follows.
     public let store: EntityStore
     private let options: SnapshotOptions
-    private let pending = PendingChanges()
-    /// Serializes saves and owns the open connection (nil until opened, or after close).
-    private let saving = Mutex<LiveConnection?>(nil)
-    private let observation: Observation
+    /// The transitions published since the last save, recorded by a publish hook.
+    private let journal: Lock<[ChangeRecord]>
+    /// Serializes saves and owns what they share.
+    private let saver: Lock<Saver>
+    private let hook: Observation
 
+    /// One published transition: its change set, from the state at `from` to `to`.
     private struct ChangeRecord: Sendable {
-        let revision: UInt64
+        let from: UInt64
+        let to: UInt64
         let changeSet: ChangeSet
     }
 
-    /// The commits recorded since the last save, shared with the store's observer.
-    private final class PendingChanges: Sendable {
-        private let records = Mutex<[ChangeRecord]>([])
-
-        func withLock<R>(_ body: (inout [ChangeRecord]) -> R) -> R {
-            records.withLock { body(&$0) }
-        }
+    /// What saves share, only touched with the saver lock held.
+    private struct Saver: Sendable {
+        /// The open connection (nil until opened, or after close or a failure).
+        var live: LiveConnection?
+        /// The revision of the state the file holds.
+        var savedRevision: UInt64
+        /// Set when a failed save may or may not have reached the file: the next save
+        /// writes a full snapshot instead of changes on top of an unknown state.
+        var fileIsUncertain = false
     }
 
     /// Follows `store` into the snapshot at `path`.
     /// - Parameter writeInitialSnapshot: write a full snapshot now (the default). Pass
     ///   false only if `path` already holds this store's current state (for example right
     ///   after `store.restore(from: path)`).
+    /// - Complexity: O(n) in the rows of every table for the initial snapshot.
     public init(
         store: EntityStore, path: String, options: SnapshotOptions = SnapshotOptions(), writeInitialSnapshot: Bool = true
     ) throws(SnapshotError) {
         self.path = path
         self.store = store
         self.options = options
-        let pending = self.pending
-        // Registered before the initial snapshot: a commit racing with it is recorded and
-        // rewritten by the next save (upserts are idempotent), never lost.
-        self.observation = store.observe { changes in
-            pending.withLock { $0.append(ChangeRecord(revision: changes.current.revision, changeSet: changes.current.changeSet)) }
+        let journal = Lock<[ChangeRecord]>([])
+        self.journal = journal
+        // Registered atomically with reading the committed state: every later transition
+        // is recorded, in publish order, and none before it.
+        var initial: EntityState?
+        self.hook = store.core.addPublishHook(startingWith: { initial = $0 }) { changes in
+            let record = ChangeRecord(from: changes.previous.revision, to: changes.current.revision, changeSet: changes.current.changeSet)
+            journal.withLock { $0.append(record) }
         }
+        let state = initial ?? store.core.committedState
+        var saver = Saver(live: nil, savedRevision: state.revision)
         if writeInitialSnapshot {
-            let state = store.state
-            try state.writeSnapshot(to: path, options: options)
-            pending.withLock { $0.removeAll { $0.revision <= state.revision } }
+            _ = try Self.writeFull(state, to: path, options: options, saver: &saver)
+        } else if FileSystem.exists(path) {
+            saver.live = try LiveConnection(path: path)
         }
-        if FileSystem.exists(path) {
-            try saving.withLock { (live: inout LiveConnection?) throws(SnapshotError) in live = try LiveConnection(path: path) }
-        }
+        self.saver = Lock(saver)
     }
 
     deinit {
@@ -74,63 +87,103 @@ public final class SnapshotFile: Sendable {
     /// Folds the write-ahead log into the file and closes it, leaving one self-contained
     /// file. Later saves reopen it. Called when the object is released.
     public func close() throws(SnapshotError) {
-        try saving.withLock { live throws(SnapshotError) in
-            guard let open = live.take() else { return }
+        try saver.withLock { (saver: inout Saver) throws(SnapshotError) in
+            guard let open = saver.live.take() else { return }
             try open.close()
         }
     }
 
     /// The number of commits recorded since the last save.
-    public var pendingCommits: Int { pending.withLock { $0.count } }
+    public var pendingCommits: Int { journal.withLock { $0.count } }
 
-    /// Writes the changes since the last save.
+    /// Writes the changes since the last save, and returns what it wrote: the summary's
+    /// ``SnapshotSummary/revision`` is the one state the file now holds.
     ///
-    /// Falls back to a full snapshot when the file is missing or a change cannot be
-    /// written in place (a restore replaced every table, or a dynamic field changed its
-    /// kind). Saves are serialized; commits go on meanwhile.
+    /// Falls back to a full snapshot when the file is missing or replaced, when a change
+    /// cannot be written in place (a restore replaced every table, or a dynamic field
+    /// changed its kind), and after a failed save. Saves are serialized; commits go on
+    /// meanwhile. On failure the file still holds the last saved state (or, if the
+    /// failure struck while SQLite committed, possibly this save's), the changes stay
+    /// recorded, and the next save writes them. Do not call `save` from a `progress`
+    /// callback of the same file.
     /// - Complexity: O(changed entities × log n) plus the SQLite work for them.
     @discardableResult
     public func save() throws(SnapshotError) -> SnapshotSummary {
-        try saving.withLock { live throws(SnapshotError) -> SnapshotSummary in
+        try saver.withLock { (saver: inout Saver) throws(SnapshotError) -> SnapshotSummary in
             let start = ContinuousClock.now
-            let state = store.state
-            let records = pending.withLock { records in
-                let due = records.filter { $0.revision <= state.revision }
-                records.removeAll { $0.revision <= state.revision }
-                return due
+            // Every transition up to this state was recorded when it was published.
+            let state = store.core.committedState
+            let records = journal.withLock { journal in
+                let due = journal.prefix { $0.to <= state.revision }
+                journal.removeFirst(due.count)
+                return Array(due)
             }
             do {
-                if let open = live, !open.isCurrent(path: path) {
+                if let open = saver.live, !open.isCurrent(path: path) {
                     // The file was removed or replaced: the connection writes a file no
                     // longer at `path`.
-                    live = nil
+                    saver.live = nil
                     try? open.close()
+                    saver.fileIsUncertain = true
                 }
-                if !FileSystem.exists(path) || records.contains(where: { $0.changeSet.replacedAll }) {
-                    return try writeFullSnapshot(state, live: &live)
+                guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records, from: saver.savedRevision, to: state.revision)
+                else {
+                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
                 }
-                if live == nil { live = try LiveConnection(path: path) }
-                guard let connection = live?.connection else { return try writeFullSnapshot(state, live: &live) }
-                let counts = try IncrementalWriter(state: state, connection: connection, changeSets: records.map { $0.changeSet }).write()
-                return SnapshotSummary(path: path, tables: counts, fileSize: FileSystem.size(of: path), duration: ContinuousClock.now - start)
-            } catch let error as IncrementalWriter.NeedsFullSnapshot {
-                _ = error
-                return try writeFullSnapshot(state, live: &live)
+                if saver.live == nil { saver.live = try LiveConnection(path: path) }
+                guard let connection = saver.live?.connection else {
+                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
+                }
+                let counts = try IncrementalWriter(state: state, connection: connection, changeSets: changeSets).write()
+                saver.savedRevision = state.revision
+                return SnapshotSummary(
+                    path: path, revision: state.revision, tables: counts, fileSize: FileSystem.size(of: path),
+                    duration: ContinuousClock.now - start)
+            } catch is IncrementalWriter.NeedsFullSnapshot {
+                do {
+                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
+                } catch {
+                    throw failed(error, records: records, saver: &saver)
+                }
             } catch {
-                // Keep the changes for the next attempt: nothing of them reached the file.
-                pending.withLock { $0.insert(contentsOf: records, at: 0) }
-                if let open = live.take() { try? open.close() }
-                throw (error as? SnapshotError) ?? .io(path: path, message: String(describing: error))
+                throw failed(error, records: records, saver: &saver)
             }
         }
     }
 
+    /// After a failed save: the changes go back for the next attempt, the connection is
+    /// dropped (SQLite may have left it mid-transaction), and the file counts as uncertain.
+    private func failed(_ error: any Error, records: [ChangeRecord], saver: inout Saver) -> SnapshotError {
+        journal.withLock { $0.insert(contentsOf: records, at: 0) }
+        if let open = saver.live.take() { try? open.close() }
+        saver.fileIsUncertain = true
+        return (error as? SnapshotError) ?? .io(path: path, message: String(describing: error))
+    }
+
+    /// The change sets leading from the saved revision to `target`, or nil when the
+    /// records do not form one unbroken chain between them.
+    private static func chain(_ records: [ChangeRecord], from saved: UInt64, to target: UInt64) -> [ChangeSet]? {
+        var cursor = saved
+        var changeSets: [ChangeSet] = []
+        for record in records where record.to > saved {
+            guard record.from == cursor, !record.changeSet.replacedAll else { return nil }
+            changeSets.append(record.changeSet)
+            cursor = record.to
+        }
+        return cursor == target ? changeSets : nil
+    }
+
     /// Replaces the file with a full snapshot of `state`, closing the open connection
     /// first (its log belongs to the file being replaced) and reopening the new file.
-    private func writeFullSnapshot(_ state: EntityState, live: inout LiveConnection?) throws(SnapshotError) -> SnapshotSummary {
-        if let open = live.take() { try? open.close() }
-        let summary = try state.writeSnapshot(to: path, options: options)
-        live = try LiveConnection(path: path)
+    private static func writeFull(
+        _ state: EntityState, to path: String, options: SnapshotOptions, saver: inout Saver
+    ) throws(SnapshotError) -> SnapshotSummary {
+        if let open = saver.live.take() { try? open.close() }
+        saver.fileIsUncertain = true
+        let summary = try SnapshotWriter(state: state, options: options, journalMode: .writeAheadLog).write(to: path)
+        saver.savedRevision = state.revision
+        saver.fileIsUncertain = false
+        saver.live = try LiveConnection(path: path)
         return summary
     }
 }
