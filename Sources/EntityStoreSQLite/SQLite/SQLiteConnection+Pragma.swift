@@ -31,6 +31,14 @@ extension SQLiteConnection {
         return statement.int64(at: 0) == 0
     }
 
+    /// The database's size in bytes (pages times page size, the write-ahead log included).
+    package var fileBytes: Int64 {
+        get throws(SQLiteError) {
+            guard case let .integer(pages)? = try pragma("page_count"), case let .integer(size)? = try pragma("page_size") else { return 0 }
+            return pages.multipliedReportingOverflow(by: size).overflow ? .max : pages * size
+        }
+    }
+
     /// The `application_id` header field, which identifies the file's format (0 if unset).
     package var applicationID: Int32 {
         get throws(SQLiteError) { try headerInteger("application_id") }

@@ -52,6 +52,7 @@ extension SnapshotMetadata {
         let path = connection.path
         do {
             let version = try SnapshotIdentity.check(connection)
+            try SnapshotStructure.checkFile(connection)
             var facts: [String: String] = [:]
             for row in try connection.prepare("SELECT key, value FROM entitystore_meta").rows() {
                 if case let .text(key) = row[0], case let .text(value) = row[1] { facts[key] = value }
@@ -84,6 +85,11 @@ extension SnapshotMetadata {
                 relations[table, default: []].append(RelationSpec(table: table, field: field, targetTable: target, deleteRule: rule))
             }
             var tables: [TableMetadata] = []
+            var names: Set<String> = []
+            // No table holds more rows than the file has bytes: a bound on every count a
+            // reader sizes anything by, and on their sum.
+            let fileBytes = try connection.fileBytes
+            var declaredRows = 0
             for row in try connection.prepare(
                 "SELECT name, entity_type, id_kind, row_count FROM entitystore_tables ORDER BY position").rows() {
                 guard case let .text(name) = row[0], case let .text(type) = row[1], case let .text(idKindName) = row[2],
@@ -92,12 +98,35 @@ extension SnapshotMetadata {
                 guard let idKind = ColumnKind(rawValue: idKindName) else {
                     throw SnapshotError.invalidData(table: name, detail: "unknown id kind '\(idKindName)'")
                 }
-                guard try connection.tableExists(name) else {
-                    throw SnapshotError.invalidData(table: name, detail: "listed in the metadata but missing from the file")
+                guard names.insert(name.lowercased()).inserted else {
+                    throw SnapshotError.invalidData(table: name, detail: "listed more than once in entitystore_tables")
+                }
+                let folded = name.lowercased()
+                if folded.hasPrefix("entitystore_") || folded.hasPrefix("sqlite_") {
+                    throw SnapshotError.invalidData(table: name, detail: "a reserved name cannot be an entity table")
+                }
+                guard rowCount >= 0, rowCount <= fileBytes - Int64(declaredRows) else {
+                    throw SnapshotError.invalidData(
+                        table: name, detail: "the metadata records \(rowCount) rows, more than a file of \(fileBytes) bytes can hold")
+                }
+                declaredRows += Int(rowCount)
+                let sqlColumns = Set(try SnapshotStructure.columns(ofEntityTable: name, connection: connection))
+                guard sqlColumns.contains("id") else {
+                    throw SnapshotError.invalidData(table: name, detail: "the table has no 'id' column")
+                }
+                let listed = columns[name] ?? []
+                var listedNames: Set<String> = []
+                for column in listed {
+                    guard sqlColumns.contains(column.name) else {
+                        throw SnapshotError.invalidData(table: name, detail: "column '\(column.name)' is listed in the metadata but missing")
+                    }
+                    guard listedNames.insert(column.name.lowercased()).inserted else {
+                        throw SnapshotError.invalidData(table: name, detail: "column '\(column.name)' is listed more than once")
+                    }
                 }
                 tables.append(TableMetadata(
                     name: name, entityType: type, idKind: idKind, rowCount: Int(rowCount),
-                    columns: columns[name] ?? [], indexes: indexes[name] ?? [], relations: relations[name] ?? []))
+                    columns: listed, indexes: indexes[name] ?? [], relations: relations[name] ?? []))
             }
             return SnapshotMetadata(formatVersion: version, appSchemaVersion: appVersion, facts: facts, tables: tables)
         } catch let error as SnapshotError {

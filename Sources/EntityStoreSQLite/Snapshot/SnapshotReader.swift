@@ -62,6 +62,7 @@ struct SnapshotReader {
         for table in metadata.tables where schema.table(named: table.name) == nil {
             throw .schemaMismatch(table: table.name, detail: "the snapshot holds this table but the schema does not declare it")
         }
+        // Bounded: the metadata's row counts sum to at most the file's size.
         let total = metadata.tables.reduce(0) { $0 + $1.rowCount }
         var done = 0
         do {
@@ -111,6 +112,10 @@ struct SnapshotReader {
         let bounds = try rangeBounds(of: name, rowCount: stored.rowCount, connection: connection)
         let connections = bounds.isEmpty ? [connection] : [connection, try Self.connect(connection.path, .readOnly)]
         // Range i is [bounds[i - 1], bounds[i]), open at both ends of the list.
+        // Only the listed columns: a table may hold others (a generated column a hostile
+        // file added), which a reader must never compute.
+        let listed = stored.columns.map(\.name)
+        let selected = (listed.contains("id") ? listed : ["id"] + listed).map(quoteIdentifier).joined(separator: ", ")
         var statements: [SQLiteStatement] = []
         for range in 0...bounds.count {
             var conditions: [String] = []
@@ -124,7 +129,7 @@ struct SnapshotReader {
                 values.append(bounds[range])
             }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let statement = try connections[range % connections.count].prepare("SELECT * FROM \(name)\(filter) ORDER BY \"id\"")
+            let statement = try connections[range % connections.count].prepare("SELECT \(selected) FROM \(name)\(filter) ORDER BY \"id\"")
             try statement.bind(values)
             statements.append(statement)
         }
