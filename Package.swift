@@ -54,13 +54,17 @@ let package = Package(
             path: "Examples/Bookshelf",
             swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
-        .target(name: "EntityStoreTestSupport", path: "Tests/EntityStoreTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "EntityStoreTestSupport", dependencies: ["EntityStoreSQLite"], path: "Tests/EntityStoreTestSupport",
+            swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore", "EntityStoreTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
             dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport"],
             swiftSettings: strictSettings),
-        .testTarget(name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "entity-store", "bookshelf"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
+            swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
