@@ -68,6 +68,7 @@ struct ReadmeTourTests {
         let saved = try file.save()
         #expect(saved.rowCount == 1)
         #expect(Snapshot.verify(at: path).isSound)
+        try file.close()
         let any = try EntityStore.restoringDynamic(from: path)
         #expect(any.state.count(ofTable: "books") == 2)
     }
