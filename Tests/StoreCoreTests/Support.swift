@@ -54,3 +54,13 @@ func collect<Element>(_ stream: AsyncStream<Element>, count: Int) async -> [Elem
     }
     return result
 }
+
+/// Waits until the current task is cancelled or `timeout` passes; returns whether it was
+/// cancelled (so a test of a missed cancellation fails instead of hanging).
+func waitForCancellation(timeout: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !Task.isCancelled, ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return Task.isCancelled
+}

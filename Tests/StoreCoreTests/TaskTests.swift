@@ -187,16 +187,6 @@ struct TaskTests {
     }
 }
 
-/// Waits until the current task is cancelled or `timeout` passes; returns whether it was
-/// cancelled (so a test of a missed cancellation fails instead of hanging).
-private func waitForCancellation(timeout: Duration) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !Task.isCancelled, ContinuousClock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return Task.isCancelled
-}
-
 /// Suspends until the current task is cancelled.
 private func waitForCancellation() async {
     let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
