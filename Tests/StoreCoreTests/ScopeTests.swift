@@ -65,7 +65,7 @@ struct ScopeTests {
         #expect(await collect(values, count: 2) == [0, 5])
         #expect(await collect(changes, count: 1).map(\.current.value) == [5])
         #expect(derived.value == 5)
-        #expect(derived.recomputations == 2)
+        #expect(derived.recomputations == 1)
     }
 
     @Test func dependenciesAreOverridablePerScopeAndInTests() async throws {

@@ -57,7 +57,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// The current value. O(1).
     public var value: Value { inner.withLock { $0.value } }
 
-    /// How many times the value was re-read after a commit (not counting creation).
+    /// How many times the value was re-read after a commit; the computation at creation is
+    /// not counted (so 0 until a commit concerns the query), as for StoreCore's `Derived`.
+    /// - Complexity: O(1).
     public var recomputations: Int { inner.withLock { $0.recomputations } }
 
     /// Calls `handler` with the old and new value each time the value changes, in commit
