@@ -272,7 +272,8 @@ public struct TableWriter<E: Entity> {
 
     // MARK: Remove
 
-    /// Removes the entity with `id`, applying delete rules; returns whether it existed.
+    /// Removes the entity with `id`, applying delete rules; returns whether it existed
+    /// (rows the rules remove, even of this table, do not change the answer).
     /// - Throws: `restrictViolation` if a `.restrict` relation still references it.
     /// - Complexity: O(log n) plus the cost of the rows its rules reach.
     @discardableResult
@@ -280,14 +281,18 @@ public struct TableWriter<E: Entity> {
         try transaction.removeWithRules(table: name, ids: [id]) == 1
     }
 
-    /// Removes every entity in `ids`, applying delete rules; atomic. Returns how many existed.
+    /// Removes every entity in `ids`, applying delete rules; atomic. Returns how many of
+    /// `ids` existed (a repeated ID counts once); rows the rules remove are not counted,
+    /// even those of this table (a given ID that a cascade from another one reaches counts,
+    /// as it was asked for).
     /// - Complexity: O(k log n) plus the cost of the rows the rules reach.
     @discardableResult
     public func remove(_ ids: some Sequence<E.ID>) throws(EntityStoreError) -> Int {
         try transaction.removeWithRules(table: name, ids: ids.map { $0 })
     }
 
-    /// Removes every entity matching `predicate`, applying delete rules; atomic. Returns the count.
+    /// Removes every entity matching `predicate`, applying delete rules; atomic. Returns how
+    /// many matched (rows the rules remove are not counted).
     /// - Throws: what `predicate` throws, or a store error such as `restrictViolation`.
     /// - Complexity: O(n) to scan, plus the removals.
     @discardableResult
