@@ -33,8 +33,8 @@ private struct Counter: Entity {
 
         let entities = 4
         let groups = 3
-        let commitsPerThread = 120
-        let queriesPerThread = 45
+        let commitsPerThread = 80
+        let queriesPerThread = 40
         let idQueries = Recorder<(id: Int, query: DerivedQuery<Counter?>)>()
         let groupQueries = Recorder<(group: Int, query: DerivedQuery<[Counter]>)>()
         let streams = Recorder<(id: Int, stream: AsyncStream<Counter?>)>()
