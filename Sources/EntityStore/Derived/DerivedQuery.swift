@@ -12,7 +12,9 @@ import StoreCore
 /// so every later commit reaches it, whichever thread commits meanwhile. It remembers the
 /// revision its value reflects (``EntityState/revision``) and ignores a delivery of a
 /// commit at or below it (a delivery trails publication and may come from another thread),
-/// so its value never moves backwards.
+/// so its value never moves backwards. Created inside a batch, it starts from the state
+/// before the batch (the batch's writes are not published yet, and may be rolled back) and
+/// follows the batch once it is published.
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
     @usableFromInline
     struct ObserverEntry: Sendable {
