@@ -13,7 +13,7 @@ public final class Derived<Value: Sendable>: Sendable {
 
     private struct Core: Sendable {
         var value: Value
-        var recomputations = 1
+        var recomputations = 0
         var observers: [Observer] = []
         var nextObserverID: UInt64 = 0
     }
@@ -34,8 +34,8 @@ public final class Derived<Value: Sendable>: Sendable {
     /// - Complexity: O(1).
     public var value: Value { core.withLock { $0.value } }
 
-    /// How many times the transform ran, the initial computation included
-    /// (reselect's `recomputations()`).
+    /// How many times the transform ran again after the initial computation, which is not
+    /// counted (so 0 until an input changes), as for EntityStore's derived queries.
     /// - Complexity: O(1).
     public var recomputations: Int { core.withLock { $0.recomputations } }
 

@@ -1,5 +1,5 @@
 /// A view of part of a store's state (see ``StateStore/scope(_:dependencies:)``).
-/// It owns no state: reads, commits, batches and events go to the parent store.
+/// It owns no state: reads, commits, batches, events and keyed tasks go to the parent store.
 public final class ScopedStore<State: Sendable>: StateStore {
     private let host: any ScopeHost<State>
     /// The dependencies handed to actions started on this scope.
@@ -57,6 +57,53 @@ public final class ScopedStore<State: Sendable>: StateStore {
     public func send<Event: Sendable>(_ event: Event) {
         host.send(event)
     }
+
+    /// Registers `handler` for every later event of type `type` sent through the store
+    /// (by this scope, the store or any other scope of it).
+    /// - Complexity: that of the store's ``Store/onEvent(of:_:)``: O(n) in the number of
+    ///   event observers.
+    public func onEvent<Event: Sendable>(
+        of type: Event.Type, _ handler: @escaping @Sendable (Event) -> Void
+    ) -> Observation {
+        host.onEvent(of: type, handler)
+    }
+
+    /// An `AsyncStream` of every event of type `type` sent through the store after this
+    /// call (registration is synchronous). It ends when the store is deallocated (a scope
+    /// keeps its store alive); cancelling the consumer unregisters it.
+    /// - Complexity: O(n) in the number of event observers, to register.
+    public func events<Event: Sendable>(
+        of type: Event.Type,
+        bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<Event> {
+        host.events(of: type, bufferingPolicy: bufferingPolicy)
+    }
+
+    /// Starts `operation` as a keyed task of the store (see ``Store/task(key:mode:operation:)``):
+    /// keys are the store's, shared with the store and its other scopes. The context reads
+    /// and commits this part, with this scope's dependencies; it holds neither the scope
+    /// nor the store, so releasing the scope does not stop the task, and deallocating the
+    /// store cancels it.
+    /// - Complexity: that of the store's `task`: O(1) on average.
+    @discardableResult
+    public func task<Key: Hashable & Sendable>(
+        key: Key, mode: TaskMode = .dropCurrent,
+        operation: @escaping @Sendable (ActionContext<State>) async -> Void
+    ) -> Task<Void, Never> {
+        host.task(key: key, mode: mode, dependencies: dependencies, operation: operation)
+    }
+
+    /// Cancels and unregisters the store's tasks registered under `key`, running or queued.
+    /// - Complexity: O(c) for the c tasks of `key`.
+    public func cancel<Key: Hashable & Sendable>(key: Key) {
+        host.cancel(key: key)
+    }
+
+    /// Whether the store has a task registered under `key`.
+    /// - Complexity: O(1) on average.
+    public func isRunning<Key: Hashable & Sendable>(key: Key) -> Bool {
+        host.isRunning(key: key)
+    }
 }
 
 /// What a scope forwards to, with the parent's state type erased.
@@ -72,6 +119,16 @@ protocol ScopeHost<State>: Sendable {
         _ handler: @escaping @Sendable (Changes<State>) -> Void
     ) -> Observation
     func send<Event: Sendable>(_ event: Event)
+    func onEvent<Event: Sendable>(of type: Event.Type, _ handler: @escaping @Sendable (Event) -> Void) -> Observation
+    func events<Event: Sendable>(
+        of type: Event.Type, bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy
+    ) -> AsyncStream<Event>
+    func task<Key: Hashable & Sendable>(
+        key: Key, mode: TaskMode, dependencies: Dependencies,
+        operation: @escaping @Sendable (ActionContext<State>) async -> Void
+    ) -> Task<Void, Never>
+    func cancel<Key: Hashable & Sendable>(key: Key)
+    func isRunning<Key: Hashable & Sendable>(key: Key) -> Bool
 }
 
 /// Forwards to `parent` through `keyPath`.
@@ -81,9 +138,16 @@ struct KeyPathHost<Root: Sendable, State: Sendable>: ScopeHost {
     let isEqual: (@Sendable (State, State) -> Bool)?
 
     init(parent: any StateStore<Root>, keyPath: any WritableKeyPath<Root, State> & Sendable) {
+        self.init(parent: parent, keyPath: keyPath, isEqual: equalityComparator(for: State.self))
+    }
+
+    init(
+        parent: any StateStore<Root>, keyPath: any WritableKeyPath<Root, State> & Sendable,
+        isEqual: (@Sendable (State, State) -> Bool)?
+    ) {
         self.parent = parent
         self.keyPath = keyPath
-        self.isEqual = equalityComparator(for: State.self)
+        self.isEqual = isEqual
     }
 
     var state: State { parent.state[keyPath: keyPath] }
@@ -115,5 +179,34 @@ struct KeyPathHost<Root: Sendable, State: Sendable>: ScopeHost {
 
     func send<Event: Sendable>(_ event: Event) {
         parent.send(event)
+    }
+
+    func onEvent<Event: Sendable>(of type: Event.Type, _ handler: @escaping @Sendable (Event) -> Void) -> Observation {
+        parent.onEvent(of: type, handler)
+    }
+
+    func events<Event: Sendable>(
+        of type: Event.Type, bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy
+    ) -> AsyncStream<Event> {
+        parent.events(of: type, bufferingPolicy: bufferingPolicy)
+    }
+
+    func task<Key: Hashable & Sendable>(
+        key: Key, mode: TaskMode, dependencies: Dependencies,
+        operation: @escaping @Sendable (ActionContext<State>) async -> Void
+    ) -> Task<Void, Never> {
+        let keyPath = keyPath
+        let isEqual = isEqual
+        return parent.task(key: key, mode: mode) { context in
+            await operation(context.scoped(keyPath, isEqual: isEqual, dependencies: dependencies))
+        }
+    }
+
+    func cancel<Key: Hashable & Sendable>(key: Key) {
+        parent.cancel(key: key)
+    }
+
+    func isRunning<Key: Hashable & Sendable>(key: Key) -> Bool {
+        parent.isRunning(key: key)
     }
 }

@@ -1,5 +1,8 @@
 /// The operations shared by ``Store`` and ``ScopedStore``; everything built on them
 /// (key-path observation, streams, derived values, scopes, actions) works on both.
+///
+/// Events and keyed tasks belong to the underlying ``Store``: a scope forwards them, so it
+/// shares the store's events and the store's task keys.
 public protocol StateStore<State>: AnyObject, Sendable {
     /// The state type.
     associatedtype State: Sendable
@@ -33,4 +36,27 @@ public protocol StateStore<State>: AnyObject, Sendable {
 
     /// Sends a one-shot event through the ordered delivery queue.
     func send<Event: Sendable>(_ event: Event)
+
+    /// Registers `handler` for every later event of type `type` (including values whose
+    /// dynamic type conforms, when `type` is a protocol).
+    func onEvent<Event: Sendable>(of type: Event.Type, _ handler: @escaping @Sendable (Event) -> Void) -> Observation
+
+    /// An `AsyncStream` of every event of type `type` sent after this call (registration is
+    /// synchronous). It ends when the underlying store is deallocated.
+    func events<Event: Sendable>(
+        of type: Event.Type, bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy
+    ) -> AsyncStream<Event>
+
+    /// Starts `operation` as a task registered under `key`, resolving a clash with a task of
+    /// the same key by `mode`.
+    @discardableResult
+    func task<Key: Hashable & Sendable>(
+        key: Key, mode: TaskMode, operation: @escaping @Sendable (ActionContext<State>) async -> Void
+    ) -> Task<Void, Never>
+
+    /// Cancels and unregisters the tasks registered under `key`, running or queued.
+    func cancel<Key: Hashable & Sendable>(key: Key)
+
+    /// Whether a task is registered under `key`.
+    func isRunning<Key: Hashable & Sendable>(key: Key) -> Bool
 }

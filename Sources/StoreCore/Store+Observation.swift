@@ -32,6 +32,20 @@ extension Store {
         }
     }
 
+    /// Calls `body` with the committed state under the store's lock, so that no commit is
+    /// published while it runs. A component that files itself somewhere this store's
+    /// observers look (EntityStore's watcher registry) does so here, atomically with the
+    /// state it read, as ``observe(startingWith:onTermination:_:)`` registers an observer:
+    /// every commit published after that state is delivered after `body` returned.
+    ///
+    /// Deliveries trail publication, possibly on another thread: some of the commits up to
+    /// the state `body` saw may still be delivered after it returned. `body` runs under the
+    /// lock: keep it short and never call the store from it.
+    /// - Complexity: O(1) plus the cost of `body`.
+    package func withCommittedState<Result>(_ body: (State) throws -> Result) rethrows -> Result {
+        try storage.withLock { storage in try body(storage.state) }
+    }
+
     /// The number of registered observers of changes and events (for diagnostics and tests).
     /// - Complexity: O(1).
     public var observerCount: Int {

@@ -2,7 +2,10 @@ extension Store {
     /// Starts `operation` as a task registered under `key`, resolving a clash with a running
     /// task of the same key by `mode`. Registration is synchronous; a finished task
     /// unregisters itself; every task is cancelled when the store is deallocated.
-    /// - Complexity: O(1) on average.
+    ///
+    /// `.dropCurrent` cancels every task of the key: the running one and any queued behind
+    /// it with `.waitInCurrent`.
+    /// - Complexity: O(1) on average; `.dropCurrent` also O(c) for the c tasks it cancels.
     @discardableResult
     public func task<Key: Hashable & Sendable>(
         key: Key, mode: TaskMode = .dropCurrent,
@@ -12,13 +15,14 @@ extension Store {
         return tasks.start(key: TaskKey(key), mode: mode) { await operation(context) }
     }
 
-    /// Cancels and unregisters the task registered under `key`, if any.
-    /// - Complexity: O(1) on average.
+    /// Cancels and unregisters the tasks registered under `key`, if any: the running one and
+    /// those queued behind it with `.waitInCurrent`.
+    /// - Complexity: O(c) for the c tasks of `key`.
     public func cancel<Key: Hashable & Sendable>(key: Key) {
         tasks.cancel(key: TaskKey(key))
     }
 
-    /// Cancels and unregisters every keyed task.
+    /// Cancels and unregisters every keyed task, running or queued.
     /// - Complexity: O(n) in the number of tasks.
     public func cancelAll() {
         tasks.cancelAll()
@@ -30,7 +34,7 @@ extension Store {
         tasks.isRunning(key: TaskKey(key))
     }
 
-    /// The number of registered keyed tasks.
+    /// The number of registered keyed tasks, queued ones included.
     /// - Complexity: O(1).
     public var runningTaskCount: Int { tasks.count }
 

@@ -45,6 +45,34 @@ import Testing
         token.cancel()
     }
 
+    @Test func aQueryCreatedInsideABatchStartsFromThePublishedStateAndFollowsTheBatch() throws {
+        let lib = try Library()
+        try lib.seed()
+        var kept: DerivedQuery<Book?>?
+        try lib.store.batch {
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.year = 1 } }
+            kept = lib.store.derived(lib.books, id: 10)
+            #expect(kept?.value?.year == 1969)
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.year = 2 } }
+        }
+        #expect(kept?.value?.year == 2)
+        #expect(kept?.recomputations == 1)
+
+        // A batch that throws publishes nothing: the query never saw its writes.
+        var dropped: DerivedQuery<Book?>?
+        #expect(throws: TestFailure()) {
+            try lib.store.batch {
+                try lib.store.write { tx in try tx[lib.books].update(11) { $0.year = 1 } }
+                dropped = lib.store.derived(lib.books, id: 11)
+                throw TestFailure()
+            }
+        }
+        try lib.store.write { tx in try tx[lib.books].update(12) { $0.year = 3 } }
+        #expect(dropped?.value == lib.store.state[lib.books].find(11))
+        try lib.store.write { tx in try tx[lib.books].update(11) { $0.title = "After" } }
+        #expect(dropped?.value == lib.store.state[lib.books].find(11))
+    }
+
     @Test func observersGetOldAndNewValuesAndRemovalYieldsNil() throws {
         let lib = try Library()
         try lib.seed()

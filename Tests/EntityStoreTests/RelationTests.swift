@@ -23,6 +23,38 @@ import Testing
         token.cancel()
     }
 
+    @Test func removeCountsTheGivenIDsNotTheRowsASameTableCascadeReaches() throws {
+        struct Category: Entity {
+            var id: Int
+            var parentID: Int?
+        }
+        let categories = Table<Category>("categories").references(\.parentID, to: Table<Category>("categories"), onDelete: .cascade)
+        let store = try EntityStore { categories }
+        // 1 <- 2 <- 3, 1 <- 4, and 5 <- 6.
+        func seed() throws {
+            try store.write { tx in
+                try tx[categories].upsert(contentsOf: [
+                    Category(id: 1), Category(id: 2, parentID: 1), Category(id: 3, parentID: 2),
+                    Category(id: 4, parentID: 1), Category(id: 5), Category(id: 6, parentID: 5),
+                ])
+            }
+        }
+        try seed()
+        #expect(try store.write { tx in try tx[categories].remove(1) } == true)
+        #expect(store.state[categories].ids == [5, 6])
+        #expect(try store.write { tx in try tx[categories].remove(1) } == false)
+
+        try seed()
+        #expect(try store.write { tx in try tx[categories].remove([1]) } == 1)
+        try seed()
+        #expect(try store.write { tx in try tx[categories].remove([1, 2, 99, 1, 5]) } == 3)
+        #expect(store.state[categories].ids.isEmpty)
+        try seed()
+        #expect(try store.write { tx in try tx[categories].removeAll { $0.parentID == nil } } == 2)
+        #expect(store.state[categories].ids.isEmpty)
+        #expect(store.state.invariantViolations().isEmpty)
+    }
+
     @Test func nullifyClearsTheReference() throws {
         let lib = try Library()
         try lib.seed()

@@ -182,6 +182,36 @@ import Testing
         token.cancel()
     }
 
+    @Test func anUpdateSetBackInsideABatchIsNotReportedAsInOneWrite() throws {
+        let lib = try Library()
+        try lib.seed()
+        let received = Recorder<ChangeSet>()
+        let token = lib.store.observe { received.append($0.current.changeSet) }
+        try lib.store.write { tx in
+            try tx[lib.books].update(10) { $0.title = "Edited" }
+            try tx[lib.books].update(10) { $0.title = "Book 10" }
+        }
+        #expect(received.count == 0)
+        try lib.store.batch {
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.title = "Edited" } }
+            try lib.store.write { tx in try tx[lib.books].update(10) { $0.title = "Book 10" } }
+            try lib.store.write { tx in try tx[lib.books].update(11) { $0.year = 1 } }
+            try lib.store.write { tx in try tx[lib.books].update(11) { $0.year = 2 } }
+            try lib.store.write { tx in try tx[lib.books].update(12) { $0.year = 1 } }
+            try lib.store.write { tx in try tx[lib.books].upsert(makeBook(12, author: 1, year: 1971)) }
+            try lib.store.write { tx in try tx[lib.authors].update(2) { $0.name = "Other" } }
+            try lib.store.write { tx in try tx[lib.authors].update(2) { $0.name = "Lem" } }
+        }
+        let changes = try #require(received.values.last)
+        #expect(received.count == 1)
+        #expect(changes[lib.books].updated == [11: makeBook(11, author: 1, year: 1974)])
+        #expect(changes[lib.books].inserted.isEmpty && changes[lib.books].removed.isEmpty)
+        #expect(changes.changedTables == ["Book"])
+        #expect(changes.counts(forTable: "Author") == (0, 0, 0))
+        #expect(lib.soundness.isEmpty)
+        token.cancel()
+    }
+
     @Test func failingWriteInsideBatchDropsOnlyThatWrite() throws {
         let lib = try Library()
         let received = Recorder<ChangeSet>()

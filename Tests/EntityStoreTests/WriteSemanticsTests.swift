@@ -210,4 +210,63 @@ import Testing
         #expect(lib.soundness.isEmpty)
         token.cancel()
     }
+
+    @Test func updateRethrowsTheAppsOwnErrorUnchangedAndLeavesNoTrace() throws {
+        struct OutOfStock: Error, Equatable { let id: Int }
+        let lib = try Library()
+        try lib.seed()
+        let before = lib.store.revision
+        let seen = Recorder<TableChanges<Book>>()
+        let token = lib.store.observe { seen.append($0.current.changeSet[lib.books]) }
+
+        // Escaping the write: nothing is published.
+        #expect(throws: OutOfStock(id: 10)) {
+            try lib.store.write { tx in
+                try tx[lib.books].update(11) { $0.title = "Applied, then dropped with the write" }
+                try tx[lib.books].update(10) { book in
+                    book.year = 1
+                    if book.id == 10 { throw OutOfStock(id: book.id) }
+                }
+            }
+        }
+        #expect(lib.store.revision == before)
+        #expect(seen.count == 0)
+
+        // Caught inside the write: the failed updates changed nothing, the others apply.
+        try lib.store.write { tx in
+            do {
+                try tx[lib.books].update(10) { book in
+                    book.title = "Never stored"
+                    throw OutOfStock(id: book.id)
+                }
+                Issue.record("the closure's error was not rethrown")
+            } catch let error as OutOfStock {
+                #expect(error == OutOfStock(id: 10))
+            }
+            #expect(throws: OutOfStock(id: 12)) {
+                try tx[lib.books].update([11, 12, 20]) { book in
+                    book.year += 1
+                    if book.id == 12 { throw OutOfStock(id: 12) }
+                }
+            }
+            try tx[lib.books].update(20) { $0.title = "Kept" }
+        }
+        let view = lib.store.state[lib.books]
+        #expect(view.find(10) == makeBook(10, author: 1, year: 1969))
+        #expect(view.find(11) == makeBook(11, author: 1, year: 1974))
+        #expect(view.find(12) == makeBook(12, author: 1, year: 1971))
+        #expect(view.find(20)?.title == "Kept")
+        #expect(view.find(20)?.year == 1961)
+        #expect(seen.values.map { Array($0.updated.keys) } == [[20]])
+        #expect(lib.soundness.isEmpty)
+        token.cancel()
+
+        // A closure that throws nothing, or only store errors, keeps the typed error.
+        func typed(_ tx: Transaction) throws(EntityStoreError) {
+            try tx[lib.books].update(10) { $0.year = 1970 }
+            try tx[lib.books].update([10, 11]) { (book: inout Book) throws(EntityStoreError) in book.year += 1 }
+        }
+        try lib.store.write { tx in try typed(tx) }
+        #expect(lib.store.state[lib.books].find(10)?.year == 1971)
+    }
 }

@@ -7,12 +7,12 @@ struct DerivedTests {
         let store = Store(AppState())
         let count = store.derived(\.count)
         #expect(count.value == 0)
-        #expect(count.recomputations == 1)
+        #expect(count.recomputations == 0)
         try store.commit { $0.name = "x" }
-        #expect(count.recomputations == 1)
+        #expect(count.recomputations == 0)
         try store.commit { $0.count = 3 }
         #expect(count.value == 3)
-        #expect(count.recomputations == 2)
+        #expect(count.recomputations == 1)
     }
 
     @Test func aTransformRecomputesOnlyOnInputChangeAndNotifiesOnlyOnOutputChange() throws {
@@ -21,12 +21,12 @@ struct DerivedTests {
         let seen = Recorder<String>()
         let observation = parity.observe { old, new in seen.append("\(old)->\(new)") }
         try store.commit { $0.name = "unrelated" }
-        #expect(parity.recomputations == 1)
+        #expect(parity.recomputations == 0)
         try store.commit { $0.count = 2 }
-        #expect(parity.recomputations == 2)
+        #expect(parity.recomputations == 1)
         #expect(seen.values.isEmpty)
         try store.commit { $0.count = 3 }
-        #expect(parity.recomputations == 3)
+        #expect(parity.recomputations == 2)
         #expect(parity.value == "odd")
         #expect(seen.values == ["even->odd"])
         observation.cancel()
@@ -43,14 +43,14 @@ struct DerivedTests {
             state.count = 1
         }
         #expect(label.value == "n1")
-        #expect(label.recomputations == 2)
+        #expect(label.recomputations == 1)
         try store.commit { $0.nested.value = 9 }
-        #expect(label.recomputations == 2)
-        #expect(triple.recomputations == 2)
+        #expect(label.recomputations == 1)
+        #expect(triple.recomputations == 1)
         try store.commit { $0.nested.flag = true }
-        #expect(label.recomputations == 2)
+        #expect(label.recomputations == 1)
         #expect(triple.value == "n1true")
-        #expect(triple.recomputations == 3)
+        #expect(triple.recomputations == 2)
     }
 
     @Test func mapAndCombineChainDerivedValues() throws {
@@ -63,18 +63,18 @@ struct DerivedTests {
         #expect(summary.value == "=0")
         try store.commit { $0.count = 2 }
         #expect(doubled.value == 4)
-        #expect(doubled.recomputations == 2)
+        #expect(doubled.recomputations == 1)
         #expect(summary.value == "=4")
-        #expect(summary.recomputations == 2)
+        #expect(summary.recomputations == 1)
         try store.commit { $0.name = "x" }
         #expect(summary.value == "x=4")
-        #expect(summary.recomputations == 3)
-        #expect(doubled.recomputations == 2)
+        #expect(summary.recomputations == 2)
+        #expect(doubled.recomputations == 1)
         try store.commit { $0.nested.flag = true }
-        #expect(summary.recomputations == 3)
+        #expect(summary.recomputations == 2)
         #expect(three.value == "x:2,4")
         // count and doubled both changed in one commit: one recomputation per source.
-        #expect(three.recomputations == 4)
+        #expect(three.recomputations == 3)
     }
 
     @Test func derivedValuesStreamYieldsCurrentThenChanges() async throws {

@@ -65,7 +65,7 @@ struct ScopeTests {
         #expect(await collect(values, count: 2) == [0, 5])
         #expect(await collect(changes, count: 1).map(\.current.value) == [5])
         #expect(derived.value == 5)
-        #expect(derived.recomputations == 2)
+        #expect(derived.recomputations == 1)
     }
 
     @Test func dependenciesAreOverridablePerScopeAndInTests() async throws {
@@ -98,5 +98,78 @@ struct ScopeTests {
         let updated = base.with { $0[Greeting.self] = "hi" }
         #expect(base[Greeting.self] == "hello")
         #expect(updated[Greeting.self] == "hi")
+    }
+
+    @Test func aScopeObservesTheEventsOfItsStore() async throws {
+        let store = Store(AppState())
+        let nested = store.scope(\.nested)
+        let seen = Recorder<String>()
+        let observation = nested.onEvent(of: String.self) { seen.append($0) }
+        let stream = nested.events(of: String.self)
+        store.send("from the store")
+        nested.send("from the scope")
+        store.scope(\.count).send("from another scope")
+        nested.send(7)
+        let expected = ["from the store", "from the scope", "from another scope"]
+        #expect(seen.values == expected)
+        #expect(await collect(stream, count: 3) == expected)
+        observation.cancel()
+        nested.send("after cancel")
+        #expect(seen.values == expected)
+    }
+
+    @Test func aScopeRunsKeyedTasksOfItsStoreThatOutliveTheScopeObject() async throws {
+        let store = Store(AppState())
+        let release = Gate()
+        var scope: ScopedStore<Nested>? = store.scope(\.nested) { $0[Greeting.self] = "scoped" }
+        let task = try #require(scope).task(key: "load") { context in
+            await release.wait()
+            try? context.commit("loaded") { $0.value = context.dependencies[Greeting.self].count }
+            try? context.send("value \(context.state?.value ?? -1)")
+        }
+        #expect(store.isRunning(key: "load"))
+        #expect(try #require(scope).isRunning(key: "load"))
+        let events = store.events(of: String.self)
+        scope = nil
+        release.open()
+        await task.value
+        #expect(store.state.nested.value == "scoped".count)
+        #expect(await collect(events, count: 1) == ["value 6"])
+        #expect(store.runningTaskCount == 0)
+
+        // The keys are the store's: a scope cancels a task the store started.
+        let started = Gate()
+        let cancelled = Recorder<Bool>()
+        let storeTask = store.task(key: "shared") { _ in
+            started.open()
+            cancelled.append(await waitForCancellation(timeout: .seconds(2)))
+        }
+        await started.wait()
+        let nested = store.scope(\.nested)
+        #expect(nested.isRunning(key: "shared"))
+        nested.cancel(key: "shared")
+        await storeTask.value
+        #expect(cancelled.values == [true])
+        #expect(!nested.isRunning(key: "shared"))
+    }
+
+    @Test func aScopedTaskEndsWithItsStore() async throws {
+        var store: Store<AppState>? = Store(AppState())
+        let started = Gate()
+        let outcome = Recorder<String>()
+        let task = try #require(store).scope(\.nested).task(key: "k") { context in
+            started.open()
+            let cancelled = await waitForCancellation(timeout: .seconds(2))
+            do {
+                try context.commit { $0.value = 1 }
+                outcome.append("committed")
+            } catch {
+                outcome.append("cancelled \(cancelled), \(error)")
+            }
+        }
+        await started.wait()
+        store = nil
+        await task.value
+        #expect(outcome.values == ["cancelled true, \(StoreError.storeDeallocated)"])
     }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import StoreCore
-import Synchronization
 import Testing
 
 @Suite("Concurrency stress")
@@ -9,7 +8,7 @@ struct StressTests {
         let store = Store(AppState())
         let derived = store.derived(from: \.count) { $0 * 2 }
         let problems = Recorder<String>()
-        let last = Mutex<(version: UInt64, count: Int)>((0, 0))
+        let last = Lock<(version: UInt64, count: Int)>((0, 0))
         let observation = store.observe { changes in
             last.withLock { last in
                 if changes.version != last.version + 1 {

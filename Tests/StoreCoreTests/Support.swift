@@ -1,5 +1,4 @@
 import StoreCore
-import Synchronization
 
 struct Nested: Equatable, Sendable {
     var value = 0
@@ -19,9 +18,10 @@ struct PlainState: Sendable {
 
 struct Boom: Error, Equatable {}
 
-/// Collects values from any thread.
+/// Collects values from any thread, behind the package's pthread `Lock` (which
+/// ThreadSanitizer follows, unlike `Mutex`'s contended hand-over on Linux).
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = Lock<[Value]>([])
 
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
@@ -53,4 +53,14 @@ func collect<Element>(_ stream: AsyncStream<Element>, count: Int) async -> [Elem
         if result.count == count { break }
     }
     return result
+}
+
+/// Waits until the current task is cancelled or `timeout` passes; returns whether it was
+/// cancelled (so a test of a missed cancellation fails instead of hanging).
+func waitForCancellation(timeout: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !Task.isCancelled, ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return Task.isCancelled
 }

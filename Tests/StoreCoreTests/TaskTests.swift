@@ -108,6 +108,42 @@ struct TaskTests {
         #expect(log.values == ["a", "b"])
     }
 
+    /// How a test ends the tasks of a key.
+    enum Ending: String, CaseIterable, Sendable {
+        case cancelAll, storeDeinit, cancelKey, dropCurrent
+    }
+
+    @Test(arguments: Ending.allCases)
+    func aRunningTaskIsCancelledEvenWithATaskQueuedBehindIt(ending: Ending) async throws {
+        var store: Store<AppState>? = Store(AppState())
+        let log = Recorder<String>()
+        let started = Gate()
+        let running = try #require(store).task(key: "k") { _ in
+            started.open()
+            let cancelled = await waitForCancellation(timeout: .seconds(2))
+            log.append("running cancelled: \(cancelled)")
+        }
+        await started.wait()
+        let queued = try #require(store).task(key: "k", mode: .waitInCurrent) { _ in
+            log.append("queued cancelled: \(Task.isCancelled)")
+        }
+        #expect(store?.runningTaskCount == 2)
+        var replacement: Task<Void, Never>?
+        switch ending {
+        case .cancelAll: store?.cancelAll()
+        case .storeDeinit: store = nil
+        case .cancelKey: store?.cancel(key: "k")
+        case .dropCurrent: replacement = store?.task(key: "k", mode: .dropCurrent) { _ in log.append("replacement") }
+        }
+        await running.value
+        await queued.value
+        await replacement?.value
+        #expect(log.values.contains("running cancelled: true"))
+        #expect(log.values.contains("queued cancelled: true"))
+        #expect(log.values.contains("replacement") == (ending == .dropCurrent))
+        #expect(store == nil || store?.runningTaskCount == 0)
+    }
+
     @Test func followDrivesTheStateAndTheNewestSequenceWins() async {
         let store = Store(AppState())
         let (old, oldInput) = AsyncStream.makeStream(of: AppState.self)

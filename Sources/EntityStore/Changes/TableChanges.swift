@@ -3,7 +3,9 @@ import HashTreeCollections
 ///
 /// An ID appears in at most one of `inserted`, `updated` and `removed`. Within a commit
 /// the net effect counts: an entity inserted and then removed by the same transaction
-/// does not appear; one removed and inserted again appears as updated.
+/// does not appear; one removed and inserted again appears as updated; one updated and
+/// set back to its value before the commit does not appear. The same holds for the
+/// merged changes a batch of writes publishes.
 public struct TableChanges<E: Entity>: Sendable {
     /// IDs of entities that did not exist before the commit, in insertion order.
     public internal(set) var inserted: [E.ID] = []
@@ -39,7 +41,9 @@ public struct TableChanges<E: Entity>: Sendable {
     }
 
     /// Combines this commit's changes with the next commit's, as one commit would have
-    /// produced them. `current` reads the table after `next`. O(size of `next`).
+    /// produced them. `current` reads the table after `next`.
+    /// - Complexity: O(size of `next`), plus O(inserted IDs of this) once when `next`
+    ///   updates or removes any entity.
     func merged(with next: TableChanges<E>, current: (E.ID) -> E?) -> TableChanges<E> {
         var result = self
         var insertedSet: Set<E.ID>?
@@ -55,8 +59,14 @@ public struct TableChanges<E: Entity>: Sendable {
                 result.inserted.append(id)
             }
         }
-        for (id, old) in next.updated where result.updated[id] == nil && !wasInserted(id) {
-            result.updated[id] = old
+        for (id, old) in next.updated where !wasInserted(id) {
+            if let original = result.updated[id] {
+                // Updated by both: set back to its value before them, it did not change
+                // (as when one transaction writes a value and then the original again).
+                if current(id) == original { result.updated.removeValue(forKey: id) }
+            } else {
+                result.updated[id] = old
+            }
         }
         for (id, old) in next.removed {
             if let original = result.updated.removeValue(forKey: id) {

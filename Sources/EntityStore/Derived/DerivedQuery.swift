@@ -5,28 +5,45 @@ import StoreCore
 /// a commit touches what it watches: one entity, a few entities, an index key or a range.
 ///
 /// Create one with ``EntityStore/derived(_:id:)`` and its siblings. It is kept up to date
-/// synchronously with commits while it is alive; `recomputations` counts the re-reads.
+/// with the store's published commits while it is alive; `recomputations` counts the
+/// re-reads after its creation.
+///
+/// A query is created from the last published state and registered atomically with it,
+/// so every later commit reaches it, whichever thread commits meanwhile. It remembers the
+/// revision its value reflects (``EntityState/revision``) and ignores a delivery of a
+/// commit at or below it (a delivery trails publication and may come from another thread),
+/// so its value never moves backwards. Created inside a batch, it starts from the state
+/// before the batch (the batch's writes are not published yet, and may be rolled back) and
+/// follows the batch once it is published.
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
     @usableFromInline
     struct ObserverEntry: Sendable {
         @usableFromInline weak var token: Observation?
         @usableFromInline let handler: @Sendable (Value, Value) -> Void
+        /// Called when the query is deallocated (a stream finishes).
+        let onTermination: (@Sendable () -> Void)?
 
-        init(token: Observation, handler: @escaping @Sendable (Value, Value) -> Void) {
+        init(token: Observation, handler: @escaping @Sendable (Value, Value) -> Void, onTermination: (@Sendable () -> Void)?) {
             self.token = token
             self.handler = handler
+            self.onTermination = onTermination
         }
     }
 
     @usableFromInline
     struct Inner: Sendable {
         @usableFromInline var value: Value
+        /// The revision of the state `value` reflects.
+        @usableFromInline var revision: UInt64
         @usableFromInline var recomputations = 0
         @usableFromInline var observers: [UInt64: ObserverEntry] = [:]
         @usableFromInline var nextObserver: UInt64 = 0
 
         @inlinable
-        init(value: Value) { self.value = value }
+        init(value: Value, revision: UInt64) {
+            self.value = value
+            self.revision = revision
+        }
     }
 
     @usableFromInline let inner: Lock<Inner>
@@ -38,10 +55,11 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
     private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
 
+    /// A query whose value `initial` reflects the state of revision `revision`.
     /// `recompute` returns the new value, or nil if the commit does not concern it.
     @inlinable
-    init(initial: Value, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
-        self.inner = Lock(Inner(value: initial))
+    init(initial: Value, revision: UInt64, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
+        self.inner = Lock(Inner(value: initial, revision: revision))
         self.recompute = recompute
         self.refreshBody = { query, changes in query.refreshValue(changes) }
     }
@@ -52,17 +70,51 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
 
     deinit {
         unregister.withLock { $0 }?()
+        let terminations = inner.withLock { $0.observers.values.compactMap { $0.onTermination } }
+        for terminate in terminations { terminate() }
     }
 
-    /// The current value. O(1).
+    /// The current value.
+    /// - Complexity: O(1).
     public var value: Value { inner.withLock { $0.value } }
 
-    /// How many times the value was re-read after a commit (not counting creation).
+    /// How many times the value was re-read after a commit; the computation at creation is
+    /// not counted (so 0 until a commit concerns the query), as for StoreCore's `Derived`.
+    /// - Complexity: O(1).
     public var recomputations: Int { inner.withLock { $0.recomputations } }
 
     /// Calls `handler` with the old and new value each time the value changes, in commit
     /// order, until the returned token is cancelled or released.
+    /// - Complexity: O(1) to register; each change sorts the observers, O(k log k).
     public func observe(_ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void) -> Observation {
+        observe(startingWith: { _ in }, onTermination: nil, handler)
+    }
+
+    /// The current value, then each new value, as an `AsyncStream`. The current value is
+    /// read and the stream registered atomically, before this returns: it receives every
+    /// later change and no value twice. The stream ends when the query is deallocated;
+    /// cancelling the consumer unregisters it.
+    /// - Complexity: O(1) to register.
+    public func values(
+        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
+        let observation = observe(
+            startingWith: { continuation.yield($0) }, onTermination: { continuation.finish() }
+        ) { _, new in
+            continuation.yield(new)
+        }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    /// Registers `handler` and calls `initial` with the value at registration, atomically:
+    /// `handler` then receives exactly the changes after that value. `initial` runs under
+    /// the query's lock.
+    private func observe(
+        startingWith initial: (Value) -> Void, onTermination: (@Sendable () -> Void)?,
+        _ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> Observation {
         let key = inner.withLock { inner in
             defer { inner.nextObserver += 1 }
             return inner.nextObserver
@@ -70,20 +122,11 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         let observation = Observation(onCancel: { [weak self] in
             _ = self?.inner.withLock { $0.observers.removeValue(forKey: key) }
         })
-        inner.withLock { $0.observers[key] = ObserverEntry(token: observation, handler: handler) }
+        inner.withLock { inner in
+            inner.observers[key] = ObserverEntry(token: observation, handler: handler, onTermination: onTermination)
+            initial(inner.value)
+        }
         return observation
-    }
-
-    /// The current value, then each new value, as an `AsyncStream`; registered before
-    /// this returns, so no change is missed.
-    public func values(
-        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
-        continuation.yield(value)
-        let observation = observe { _, new in continuation.yield(new) }
-        continuation.onTermination = { _ in observation.cancel() }
-        return stream
     }
 
     /// A change to hand to observers: the value before and after, and who to tell.
@@ -107,10 +150,14 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         refreshBody(self, changes)
     }
 
-    /// Re-reads the value after `changes` and tells the observers if it changed.
+    /// Re-reads the value after `changes` and tells the observers if it changed. A commit
+    /// at or below the revision the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ changes: Changes<EntityState>) {
         let update = inner.withLock { inner -> Update? in
+            let revision = changes.current.revision
+            guard revision > inner.revision else { return nil }
+            inner.revision = revision
             let old = inner.value
             guard let new = recompute(changes, old) else { return nil }
             inner.recomputations += 1

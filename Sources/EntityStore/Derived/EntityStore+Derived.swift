@@ -10,36 +10,41 @@ extension EntityStore {
     @inlinable
     public func derived<E: Entity>(_ table: Table<E>, id: E.ID) -> DerivedQuery<E?> {
         let name = table.name
-        let derived = DerivedQuery<E?>(initial: state[table].find(id)) { changes, _ in
-            changes.current[table].find(id)
+        let key = [WatchKey(id)]
+        return registered(table: name, ids: key) { state in
+            DerivedQuery<E?>(initial: state[table].find(id), revision: state.revision) { changes, _ in
+                changes.current[table].find(id)
+            }
         }
-        watch(derived, table: name, ids: [WatchKey(id)])
-        return derived
     }
 
     /// A derived value for the entity `id` of `table` that keeps its last value after the
     /// entity is removed (VergeORM's non-null derived).
     /// - Throws: ``EntityStoreError/missingID(table:id:)`` if the entity does not exist now.
+    /// - Complexity: O(1) to create; O(1) per commit that touches `id`, zero otherwise.
     public func derivedKeepingLast<E: Entity>(_ table: Table<E>, id: E.ID) throws(EntityStoreError) -> DerivedQuery<E> {
-        guard let initial = state[table].find(id) else { throw .missingID(table: table.name, id: describeID(id)) }
-        let name = table.name
-        let derived = DerivedQuery<E>(initial: initial) { changes, last in
-            changes.current[table].find(id) ?? last
+        guard let seen = core.committedState[table].find(id) else {
+            throw .missingID(table: table.name, id: describeID(id))
         }
-        watch(derived, table: name, ids: [WatchKey(id)])
-        return derived
+        // Removed by a commit published since it was seen: its last value is the one seen.
+        return registered(table: table.name, ids: [WatchKey(id)]) { state in
+            DerivedQuery<E>(initial: state[table].find(id) ?? seen, revision: state.revision) { changes, last in
+                changes.current[table].find(id) ?? last
+            }
+        }
     }
 
     /// A derived value for several entities, in the order of `ids`, skipping absent ones.
     /// - Complexity: O(k) to create and per commit that touches one of the k IDs.
     public func derived<E: Entity>(_ table: Table<E>, ids: [E.ID]) -> DerivedQuery<[E]> {
         let name = table.name
-        let derived = DerivedQuery<[E]>(initial: ids.compactMap { state[table].find($0) }) { changes, _ in
-            let view = changes.current[table]
-            return ids.compactMap { view.find($0) }
+        return registered(table: name, ids: ids.map { WatchKey($0) }) { state in
+            let view = state[table]
+            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision) { changes, _ in
+                let view = changes.current[table]
+                return ids.compactMap { view.find($0) }
+            }
         }
-        watch(derived, table: name, ids: ids.map { WatchKey($0) })
-        return derived
     }
 
     /// The entities whose field `keyPath` equals `key` (all books of author 42), in
@@ -50,13 +55,15 @@ extension EntityStore {
     public func derived<E: Entity, Key: Hashable & Sendable>(
         _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key
     ) -> DerivedQuery<[E]> {
-        let members = Members<E, UInt64>()
-        let view = state[table]
-        for entity in view.query().where(keyPath, equals: key).results {
-            if let sequence = view.storage.rows[entity.id]?.sequence { members.insert(entity.id, at: sequence) }
-        }
-        return derivedMembers(table, members: members, initial: members.values(in: view)) { row in
-            row.value[keyPath: keyPath] == key ? row.sequence : nil
+        registered(table: table.name, ids: nil) { state in
+            let members = Members<E, UInt64>()
+            let view = state[table]
+            for entity in view.query().where(keyPath, equals: key).results {
+                if let sequence = view.storage.rows[entity.id]?.sequence { members.insert(entity.id, at: sequence) }
+            }
+            return Self.membersQuery(table, members: members, in: state) { row in
+                row.value[keyPath: keyPath] == key ? row.sequence : nil
+            }
         }
     }
 
@@ -66,27 +73,28 @@ extension EntityStore {
     public func derived<E: Entity, Key: Comparable & Sendable, Bounds: RangeExpression<Key> & Sendable>(
         _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, in range: Bounds
     ) -> DerivedQuery<[E]> {
-        let members = Members<E, OrderedIndexKey<Key>>()
-        let view = state[table]
-        for entity in view.query().where(keyPath, in: range).results {
-            if let sequence = view.storage.rows[entity.id]?.sequence {
-                members.insert(entity.id, at: OrderedIndexKey(key: entity[keyPath: keyPath], sequence: sequence))
+        registered(table: table.name, ids: nil) { state in
+            let members = Members<E, OrderedIndexKey<Key>>()
+            let view = state[table]
+            for entity in view.query().where(keyPath, in: range).results {
+                if let sequence = view.storage.rows[entity.id]?.sequence {
+                    members.insert(entity.id, at: OrderedIndexKey(key: entity[keyPath: keyPath], sequence: sequence))
+                }
             }
-        }
-        return derivedMembers(table, members: members, initial: members.values(in: view)) { row in
-            let value = row.value[keyPath: keyPath]
-            return range.contains(value) ? OrderedIndexKey(key: value, sequence: row.sequence) : nil
+            return Self.membersQuery(table, members: members, in: state) { row in
+                let value = row.value[keyPath: keyPath]
+                return range.contains(value) ? OrderedIndexKey(key: value, sequence: row.sequence) : nil
+            }
         }
     }
 
-    /// Shared machinery of membership-based derived queries: `position` says where a row
-    /// belongs in the result, or nil if it does not.
-    private func derivedMembers<E: Entity, Position: Comparable & Sendable>(
-        _ table: Table<E>, members: Members<E, Position>, initial: [E],
+    /// Shared machinery of membership-based derived queries: `members` were read from
+    /// `state`; `position` says where a row belongs in the result, or nil if it does not.
+    private static func membersQuery<E: Entity, Position: Comparable & Sendable>(
+        _ table: Table<E>, members: Members<E, Position>, in state: EntityState,
         position: @escaping @Sendable (Row<E>) -> Position?
     ) -> DerivedQuery<[E]> {
-        let name = table.name
-        let derived = DerivedQuery<[E]>(initial: initial) { changes, _ in
+        DerivedQuery<[E]>(initial: members.values(in: state[table]), revision: state.revision) { changes, _ in
             let view = changes.current[table]
             if changes.current.changeSet.replacedAll {
                 members.removeAll()
@@ -107,16 +115,31 @@ extension EntityStore {
             }
             return touched ? members.values(in: view) : nil
         }
-        let token = watchers.registerTable(derived, table: name)
-        let registry = watchers
-        derived.setUnregister { registry.unregister(token, table: name, ids: []) }
-        return derived
     }
 
+    /// Builds a query with `make` from the last published state and files it in the
+    /// watcher registry under `ids` of `table` (under the whole table when `ids` is nil),
+    /// atomically with respect to commits: every commit published after the state `make`
+    /// read reaches the query. (The query ignores deliveries of that state and earlier
+    /// ones, which may still be on their way.)
+    ///
+    /// `make` runs first outside the store's lock; if a commit was published meanwhile, it
+    /// runs again under the lock, where none can be.
+    /// - Complexity: one or two runs of `make`, plus O(ids) to register.
     @usableFromInline
-    func watch<Value>(_ derived: DerivedQuery<Value>, table: String, ids: [WatchKey]) {
-        let token = watchers.register(derived, table: table, ids: ids)
-        let registry = watchers
-        derived.setUnregister { registry.unregister(token, table: table, ids: ids) }
+    func registered<Value>(
+        table: String, ids: [WatchKey]?, _ make: (EntityState) -> DerivedQuery<Value>
+    ) -> DerivedQuery<Value> {
+        let state = core.committedState
+        let early = make(state)
+        let watchers = watchers
+        let (query, token) = core.withCommittedState { current in
+            let query = current == state ? early : make(current)
+            let token = ids.map { watchers.register(query, table: table, ids: $0) }
+                ?? watchers.registerTable(query, table: table)
+            return (query, token)
+        }
+        query.setUnregister { watchers.unregister(token, table: table, ids: ids ?? []) }
+        return query
     }
 }

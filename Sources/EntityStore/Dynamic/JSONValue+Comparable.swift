@@ -93,3 +93,32 @@ extension JSONValue: Comparable {
         return left.count - right.count
     }
 }
+
+extension JSONValue {
+    /// The least value of this value's kind in the order: `null`, `false`, `-infinity`
+    /// (for both number kinds), `""`, `[]` or `{}`.
+    /// - Complexity: O(1).
+    var leastOfKind: JSONValue {
+        switch self {
+        case .null: .null
+        case .bool: .bool(false)
+        case .integer, .double: .double(-.infinity)
+        case .string: .string("")
+        case .array: .array([])
+        case .object: .object([:])
+        }
+    }
+
+    /// The least value of the kind after this value's, or nil for an object (the last kind).
+    /// - Complexity: O(1).
+    var leastOfNextKind: JSONValue? {
+        switch self {
+        case .null: .bool(false)
+        case .bool: .double(-.infinity)
+        case .integer, .double: .string("")
+        case .string: .array([])
+        case .array: .object([:])
+        case .object: nil
+        }
+    }
+}

@@ -9,6 +9,8 @@ struct DeletePlan {
 
     private(set) var deletions: [(table: String, id: any Hashable & Sendable)] = []
     private(set) var nullifications: [(rule: any RelationRule, sourceID: any Hashable & Sendable)] = []
+    /// How many distinct rows the caller asked to delete: the first entries of `deletions`.
+    private(set) var requestedCount = 0
 
     /// Plans the deletion of `ids` (existing rows of `table`).
     /// - Throws: ``EntityStoreError/restrictViolation(table:id:referencingTable:field:referencingID:)``
@@ -20,6 +22,7 @@ struct DeletePlan {
         for id in ids where planned.insert(RowKey(table: table, id: AnyHashable(id))).inserted {
             queue.append((table, id))
         }
+        requestedCount = queue.count
         // Phase 1: the closure over cascade rules.
         var next = 0
         while next < queue.count {

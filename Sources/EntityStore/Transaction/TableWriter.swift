@@ -225,54 +225,125 @@ public struct TableWriter<E: Entity> {
     // MARK: Update
 
     /// Changes the entity with `id` in place and returns its new value.
-    /// - Throws: `missingID`, `idChanged`, `uniqueViolation`, or what `body` throws (as
-    ///   ``EntityStoreError`` only; wrap other errors before throwing).
+    ///
+    /// `body` runs while the table is checked out for the update: reads of this table
+    /// through the transaction inside it see it empty, and writes to it throw.
+    /// - Throws: `missingID`, `idChanged`, `uniqueViolation`, or what `body` throws; the
+    ///   entity is then left as it was.
     /// - Complexity: O(log n) per index whose key changed.
     @discardableResult
     @inlinable
     public func update(_ id: E.ID, _ body: (inout E) throws(EntityStoreError) -> Void) throws(EntityStoreError) -> E {
-        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
-            try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
-        }
+        try updateOne(id, body).get()
     }
 
-    /// Updates every entity in `ids`, in order; atomic.
+    /// Changes the entity with `id` in place and returns its new value; `body` may throw
+    /// an error of the app's own.
+    ///
+    /// An error `body` throws is rethrown unchanged and leaves no trace: the entity stays as
+    /// it was, and a `write` whose closure lets the error escape publishes nothing.
+    /// - Throws: what `body` throws, or ``EntityStoreError`` (`missingID`, `idChanged`,
+    ///   `uniqueViolation`).
+    /// - Complexity: O(log n) per index whose key changed.
+    @discardableResult
+    @inlinable
+    public func update<Failure: Error>(_ id: E.ID, _ body: (inout E) throws(Failure) -> Void) throws -> E {
+        try updateOne(id, body).get()
+    }
+
+    /// Updates every entity in `ids`, in order; atomic: if one fails, none is changed.
+    /// - Throws: `missingID`, `idChanged`, `uniqueViolation`, or what `body` throws.
     /// - Complexity: O(k log n) for k IDs.
+    @inlinable
     public func update(
         _ ids: some Sequence<E.ID>, _ body: (inout E) throws(EntityStoreError) -> Void
     ) throws(EntityStoreError) {
-        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) in
+        try updateAll(ids, body).get()
+    }
+
+    /// Updates every entity in `ids`, in order; atomic: if one fails, none is changed.
+    /// `body` may throw an error of the app's own, rethrown unchanged.
+    /// - Throws: what `body` throws, or ``EntityStoreError`` (`missingID`, `idChanged`,
+    ///   `uniqueViolation`).
+    /// - Complexity: O(k log n) for k IDs.
+    @inlinable
+    public func update<Failure: Error>(
+        _ ids: some Sequence<E.ID>, _ body: (inout E) throws(Failure) -> Void
+    ) throws {
+        try updateAll(ids, body).get()
+    }
+
+    /// One update: the store's refusals are thrown, `body`'s own error is returned, so both
+    /// keep their type.
+    @inlinable
+    func updateOne<Failure: Error>(
+        _ id: E.ID, _ body: (inout E) throws(Failure) -> Void
+    ) throws(EntityStoreError) -> Result<E, Failure> {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) -> Result<E, Failure> in
+            let row = try Self.row(id, in: table)
+            var value = row.value
+            do throws(Failure) {
+                try body(&value)
+            } catch {
+                return .failure(error)
+            }
+            try Self.apply(value, over: row, in: &table, tracker: &tracker, revision: transaction.revision)
+            return .success(value)
+        }
+    }
+
+    /// Updates in bulk, undone completely on any error (see `updateOne`).
+    @inlinable
+    func updateAll<Failure: Error>(
+        _ ids: some Sequence<E.ID>, _ body: (inout E) throws(Failure) -> Void
+    ) throws(EntityStoreError) -> Result<Void, Failure> {
+        try transaction.withTable(name, as: E.self) { (table, tracker) throws(EntityStoreError) -> Result<Void, Failure> in
             var undo = UndoLog<E>(table: table, tracker: tracker)
             do throws(EntityStoreError) {
                 for id in ids {
-                    if let row = table.rows[id] { undo.entries.append(.replaced(row)) }
-                    _ = try Self.update(id, in: &table, tracker: &tracker, revision: transaction.revision, body)
+                    let row = try Self.row(id, in: table)
+                    var value = row.value
+                    do throws(Failure) {
+                        try body(&value)
+                    } catch {
+                        undo.rollBack(&table, &tracker, revision: transaction.revision)
+                        return .failure(error)
+                    }
+                    undo.entries.append(.replaced(row))
+                    try Self.apply(value, over: row, in: &table, tracker: &tracker, revision: transaction.revision)
                 }
             } catch {
                 undo.rollBack(&table, &tracker, revision: transaction.revision)
                 throw error
             }
+            return .success(())
         }
     }
 
+    /// The row `id` of `table`.
+    /// - Throws: `missingID` if absent.
     @inlinable
-    static func update(
-        _ id: E.ID, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64,
-        _ body: (inout E) throws(EntityStoreError) -> Void
-    ) throws(EntityStoreError) -> E {
+    static func row(_ id: E.ID, in table: TableStorage<E>) throws(EntityStoreError) -> Row<E> {
         guard let row = table.rows[id] else { throw .missingID(table: table.name, id: describeID(id)) }
-        var value = row.value
-        try body(&value)
+        return row
+    }
+
+    /// Writes `value`, the updated form of `row`, refusing a changed ID.
+    @inlinable
+    static func apply(
+        _ value: E, over row: Row<E>, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
+    ) throws(EntityStoreError) {
+        let id = row.value.id
         if value.id != id {
             throw .idChanged(table: table.name, from: describeID(id), to: describeID(value.id))
         }
         try replace(row, with: value, in: &table, tracker: &tracker, revision: revision)
-        return value
     }
 
     // MARK: Remove
 
-    /// Removes the entity with `id`, applying delete rules; returns whether it existed.
+    /// Removes the entity with `id`, applying delete rules; returns whether it existed
+    /// (rows the rules remove, even of this table, do not change the answer).
     /// - Throws: `restrictViolation` if a `.restrict` relation still references it.
     /// - Complexity: O(log n) plus the cost of the rows its rules reach.
     @discardableResult
@@ -280,14 +351,18 @@ public struct TableWriter<E: Entity> {
         try transaction.removeWithRules(table: name, ids: [id]) == 1
     }
 
-    /// Removes every entity in `ids`, applying delete rules; atomic. Returns how many existed.
+    /// Removes every entity in `ids`, applying delete rules; atomic. Returns how many of
+    /// `ids` existed (a repeated ID counts once); rows the rules remove are not counted,
+    /// even those of this table (a given ID that a cascade from another one reaches counts,
+    /// as it was asked for).
     /// - Complexity: O(k log n) plus the cost of the rows the rules reach.
     @discardableResult
     public func remove(_ ids: some Sequence<E.ID>) throws(EntityStoreError) -> Int {
         try transaction.removeWithRules(table: name, ids: ids.map { $0 })
     }
 
-    /// Removes every entity matching `predicate`, applying delete rules; atomic. Returns the count.
+    /// Removes every entity matching `predicate`, applying delete rules; atomic. Returns how
+    /// many matched (rows the rules remove are not counted).
     /// - Throws: what `predicate` throws, or a store error such as `restrictViolation`.
     /// - Complexity: O(n) to scan, plus the removals.
     @discardableResult

@@ -70,8 +70,9 @@ public final class Transaction {
     /// Removes the rows `ids` of table `name` and applies every delete rule, transitively.
     ///
     /// Planned first, applied second: every restrict violation is found before anything
-    /// changes, so a refused delete leaves no trace. Returns the number of rows of `name`
-    /// removed.
+    /// changes, so a refused delete leaves no trace. Returns how many of `ids` (each
+    /// counted once) existed and were removed; rows the delete rules reach are not counted,
+    /// even in `name` itself (a tree whose children cascade).
     func removeWithRules(table name: String, ids: [any Hashable & Sendable]) throws(EntityStoreError) -> Int {
         guard isOpen else { throw .transactionClosed }
         let schema = state.schema
@@ -84,15 +85,15 @@ public final class Transaction {
             return removed
         }
         let plan = try DeletePlan(table: name, ids: existing, state: state)
-        var removed = 0
         for (table, id) in plan.deletions {
             guard let tablePosition = schema.positions[table] else { continue }
-            if try schema.operations[tablePosition].deleteRow(id, in: self), table == name { removed += 1 }
+            _ = try schema.operations[tablePosition].deleteRow(id, in: self)
         }
         for (rule, sourceID) in plan.nullifications {
             try rule.nullify(sourceID, in: self)
         }
-        return removed
+        // Every planned row existed and is now gone, the requested ones first.
+        return plan.requestedCount
     }
 
     /// Closes the transaction and computes its net change set, checking references if
