@@ -46,7 +46,9 @@ public struct ImportCommand: ParsableCommand {
         let bar = ProgressBar("import", quiet: quiet)
         let summary = try reportingFailures(output) {
             do {
-                return try state.writeSnapshot(to: output, options: SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) }))
+                return try OutputFile.writingSnapshot(to: output) {
+                    try state.writeSnapshot(to: output, options: SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) }))
+                }
             } catch let error as SnapshotError {
                 throw dataset.explain(error) ?? error
             }
