@@ -125,7 +125,7 @@ enum ExportDirectory {
                 moved = temporary
             } else {
                 // No atomic exchange here: for the moment between the two renames the
-                // path is empty, with the old export at `aside` and the new at `temporary`.
+                // path is empty, with the old export at `moved` and the new at `temporary`.
                 moved = Temporaries.path(for: output)
                 try FileCalls.rename(output.path, to: moved)
                 do { try FileCalls.rename(temporary, to: output.path) } catch {
@@ -272,6 +272,8 @@ enum ExportDirectory {
         guard case .success(let contents) = contents(of: directory), contents.foreign.isEmpty,
               contents.hasMarker || contents.files.keys.allSatisfy({ $0 == markerName })
         else { return false }
+        // Files can be deleted only from a writable directory, whatever its bits were.
+        try? directory.setPermissions(0o700)
         for name in contents.files.keys where name != markerName {
             try? FileCalls.removeFile(named: name, in: directory)
         }

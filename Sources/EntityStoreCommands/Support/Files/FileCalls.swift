@@ -89,8 +89,10 @@ enum FileCalls {
                 if errno != 0 { throw SystemError() }
                 return names
             }
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(validatingCString: $0) }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
+                field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: field.pointee)) {
+                    String(validatingCString: $0)
+                }
             }
             if name == "." || name == ".." { continue }
             names.append(name)

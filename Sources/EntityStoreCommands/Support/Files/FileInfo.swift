@@ -39,7 +39,12 @@ struct FileInfo {
         }
         permissions = status.st_mode & 0o777
         size = Int64(status.st_size)
-        modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        #if canImport(Darwin)
+        let time = status.st_mtimespec
+        #else
+        let time = status.st_mtim
+        #endif
+        modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
     }
