@@ -45,10 +45,15 @@ extension LongRunning {
                     #expect(run(["query", snapshot, table, "--count"]).stdout == "\(count)\n", "\(table)")
                 }
 
-                // The killed run's temporary file does not get in the way of the next one.
+                // The killed run's temporary file does not get in the way of the next one,
+                // which removes it once it is stale.
+                let leftovers = scratch.contents().filter { $0.hasPrefix(".s.sqlite.tmp-") }
+                #expect(!leftovers.isEmpty)
+                for name in leftovers { try backdate(scratch.path(name)) }
                 let again = run(["import", scratch.path("small.json"), "--output", snapshot, "--force", "--quiet"])
                 #expect(again.status == 0, "\(again)")
                 #expect(run(["verify", snapshot]).status == 0)
+                expectNoLeftovers(scratch, expected: ["big.json", "s.sqlite", "small.json"])
             }
         }
     }

@@ -87,7 +87,7 @@ struct HappyPathTests {
             let directory = scratch.path("ndjson")
             let toDirectory = run(["export", snapshot, "--format", "ndjson", "--output", directory])
             #expect(toDirectory.status == 0, "\(toDirectory)")
-            #expect(scratch.contents("ndjson") == ["authors.ndjson", "books.ndjson", "genres.ndjson"])
+            #expect(scratch.contents("ndjson") == [".entity-store-export", "authors.ndjson", "books.ndjson", "genres.ndjson"])
             let books = String(decoding: try scratch.read("ndjson/books.ndjson"), as: UTF8.self)
             let lines = books.split(separator: "\n").map(String.init)
             #expect(try lines.map { try parseJSON($0) } == tables(of: try parseJSON(stdout))["books"])

@@ -84,7 +84,9 @@ public struct DemoCommand: ParsableCommand {
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: path) } }
         let writeBar = ProgressBar("snapshot", quiet: quiet)
         let written = try reportingFailures(path) {
-            try store.snapshot(to: path, options: SnapshotOptions(progress: { writeBar.update($0.rowsDone, of: $0.totalRows) }))
+            try OutputFile.writingSnapshot(to: path) {
+                try store.snapshot(to: path, options: SnapshotOptions(progress: { writeBar.update($0.rowsDone, of: $0.totalRows) }))
+            }
         }
         writeBar.finish()
         print("Snapshot: \(written.rowCount) rows to \(keep ?? "a temporary file"), \(written.fileSize / 1024) KiB in \(format(written.duration)), \(rate(written.rowCount, written.duration)) rows/s")

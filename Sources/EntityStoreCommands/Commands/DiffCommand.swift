@@ -66,10 +66,10 @@ public struct DiffCommand: ParsableCommand {
         var any = false
         for (name, diff) in diffs where !diff.isEmpty {
             any = true
-            print("\(name): \(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed")
-            if !diff.added.isEmpty { print("  added: \(diff.added.map(\.description).joined(separator: " "))") }
-            if !diff.removed.isEmpty { print("  removed: \(diff.removed.map(\.description).joined(separator: " "))") }
-            if !diff.changed.isEmpty { print("  changed: \(diff.changed.map(\.description).joined(separator: " "))") }
+            printEscaped("\(name): \(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed")
+            if !diff.added.isEmpty { printEscaped("  added: \(diff.added.map(\.description).joined(separator: " "))") }
+            if !diff.removed.isEmpty { printEscaped("  removed: \(diff.removed.map(\.description).joined(separator: " "))") }
+            if !diff.changed.isEmpty { printEscaped("  changed: \(diff.changed.map(\.description).joined(separator: " "))") }
         }
         if !any { print("no differences") }
     }

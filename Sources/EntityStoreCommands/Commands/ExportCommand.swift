@@ -24,7 +24,7 @@ public struct ExportCommand: ParsableCommand {
     @Option(help: "json or ndjson.")
     var format: Format = .json
 
-    @Flag(help: "Replace the output if it exists.")
+    @Flag(help: "Replace the output if it exists: a file, or for ndjson only a directory that an ndjson export wrote.")
     var force = false
 
     @Flag(help: "No progress bars.")
@@ -39,7 +39,13 @@ public struct ExportCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if let output, format == .json { try OutputFile.checkWritable(output, force: force) }
+        // Refused outputs are refused before the snapshot is read.
+        if let output {
+            switch format {
+            case .json: try OutputFile.checkWritable(output, force: force)
+            case .ndjson: _ = try ExportDirectory.check(try OutputPath(output, isDirectory: true), force: force)
+            }
+        }
         let store = try restoreDynamic(snapshot, quiet: quiet)
         let state = store.state
         var tables: [(name: String, records: [DynamicRecord])] = []
@@ -70,30 +76,12 @@ public struct ExportCommand: ParsableCommand {
         }
     }
 
-    /// Writes `<table>.ndjson` files into a new directory, built beside it and renamed.
+    /// Writes one `<table>.ndjson` file per table into the export directory `output`.
     private func writeDirectory(_ tables: [(name: String, records: [DynamicRecord])], to output: String) throws {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: output), !force {
-            throw CommandFailure("'\(output)' already exists; pass --force to replace it")
-        }
         // A table name becomes a file name: one with a slash would land elsewhere ("../x").
         if let unfit = tables.first(where: { $0.name.contains("/") || $0.name.contains("\0") }) {
-            throw CommandFailure("'\(output)': table '\(unfit.name)' cannot be named by a file; export it with --format json")
+            throw CommandFailure("'\(output)': table \(Echo.name(unfit.name)) cannot be named by a file; export it with --format json")
         }
-        let temporary = output + ".tmp-\(UUID().uuidString.prefix(8))"
-        do {
-            try manager.createDirectory(atPath: temporary, withIntermediateDirectories: false)
-            for table in tables {
-                var text = ""
-                for record in table.records { text += record.jsonValue.serialized() + "\n" }
-                let file = (temporary as NSString).appendingPathComponent(table.name + ".ndjson")
-                try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-            }
-            if manager.fileExists(atPath: output) { try manager.removeItem(atPath: output) }
-            try manager.moveItem(atPath: temporary, toPath: output)
-        } catch {
-            try? manager.removeItem(atPath: temporary)
-            throw CommandFailure("'\(output)': cannot write: \(error.localizedDescription)")
-        }
+        try ExportDirectory.write(tables, to: try OutputPath(output, isDirectory: true), force: force)
     }
 }

@@ -45,10 +45,16 @@ public struct ImportCommand: ParsableCommand {
         }
         let bar = ProgressBar("import", quiet: quiet)
         let summary = try reportingFailures(output) {
-            try state.writeSnapshot(to: output, options: SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) }))
+            do {
+                return try OutputFile.writingSnapshot(to: output) {
+                    try state.writeSnapshot(to: output, options: SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) }))
+                }
+            } catch let error as SnapshotError {
+                throw dataset.explain(error) ?? error
+            }
         }
         bar.finish()
-        let tables = summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")
+        let tables = summary.tables.map { "\(Echo.escaped($0.name)) \($0.rows)" }.joined(separator: ", ")
         print("imported \(summary.rowCount) records into \(output) (\(tables))")
     }
 }

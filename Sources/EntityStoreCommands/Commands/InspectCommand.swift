@@ -24,15 +24,15 @@ public struct InspectCommand: ParsableCommand {
             print(Self.json(metadata, path: snapshot, size: size).serialized(sortedKeys: true, pretty: true))
             return
         }
-        print("\(snapshot): \(size) bytes, format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion)")
+        printEscaped("\(snapshot): \(size) bytes, format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion)")
         for table in metadata.tables {
-            print("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
+            printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
             for column in table.columns where column.name != "id" {
-                print("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")")
+                printEscaped("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")")
             }
-            for index in table.indexes { print("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
+            for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
             for relation in table.relations {
-                print("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
+                printEscaped("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
             }
         }
     }

@@ -30,7 +30,9 @@ public struct SnapshotCommand<Context: SnapshotCommandContext>: ParsableCommand 
         let bar = ProgressBar("snapshot", quiet: quiet)
         var options = Context.snapshotOptions
         options.progress = { bar.update($0.rowsDone, of: $0.totalRows) }
-        let summary = try reportingFailures(output) { try store.snapshot(to: output, options: options) }
+        let summary = try reportingFailures(output) {
+            try OutputFile.writingSnapshot(to: output) { try store.snapshot(to: output, options: options) }
+        }
         bar.finish()
         print("wrote \(summary.rowCount) rows to \(output) (\(summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")))")
     }

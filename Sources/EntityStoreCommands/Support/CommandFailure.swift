@@ -6,9 +6,11 @@ public struct CommandFailure: Error, CustomStringConvertible {
     /// The line to print, naming the file, table, record or field at fault.
     public let message: String
 
-    /// A failure with `message`.
+    /// A failure with `message`, made one printable line: control characters escaped
+    /// (names and values from the input may hold any), and at most a few hundred
+    /// characters (a library error may quote a whole SQL statement or record).
     public init(_ message: String) {
-        self.message = message
+        self.message = Echo.capped(message)
     }
 
     public var description: String { message }

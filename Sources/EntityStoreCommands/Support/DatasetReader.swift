@@ -1,5 +1,13 @@
 import EntityStore
+import EntityStoreSQLite
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads an import input into dynamic records by table: a JSON file holding one object
 /// that maps table names to arrays of records, or a directory of `<table>.json` (an array)
@@ -13,28 +21,28 @@ struct DatasetReader {
     /// Reads `path`, a file or a directory.
     /// - Throws: ``CommandFailure`` naming the file, the table, the record and the problem.
     init(path: String, progress: ProgressBar? = nil) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandFailure("'\(path)': no such file or directory")
-        }
-        if isDirectory.boolValue {
-            let names: [String]
-            do { names = try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
-                throw CommandFailure("'\(path)': cannot list the directory: \(error.localizedDescription)")
+        let info: FileInfo?
+        do { info = try FileInfo.following(path) } catch { throw CommandFailure("'\(path)': \(error)") }
+        guard let info else { throw CommandFailure("'\(path)': no such file or directory") }
+        if info.kind == .directory {
+            let entries: [String?]
+            do { entries = try FileCalls.entries(of: path) } catch {
+                throw CommandFailure("'\(path)': cannot list the directory: \(error)")
             }
+            let names = entries.compactMap { $0 }.sorted()
             let inputs = names.filter { $0.hasSuffix(".json") || $0.hasSuffix(".ndjson") }
             guard !inputs.isEmpty else { throw CommandFailure("'\(path)': no .json or .ndjson files in the directory") }
             for name in inputs {
                 let file = (path as NSString).appendingPathComponent(name)
                 let table = (name as NSString).deletingPathExtension
                 if let earlier = sources[table] {
-                    throw CommandFailure("'\(file)': table '\(table)' is also given by '\(earlier)'")
+                    throw CommandFailure("'\(file)': table \(Echo.name(table)) is also given by '\(earlier)'")
                 }
                 if name.hasSuffix(".ndjson") {
                     try readLines(file, table: table)
                 } else {
                     guard case let .array(records) = try Self.parse(file) else {
-                        throw CommandFailure("'\(file)': expected a JSON array of records for table '\(table)'")
+                        throw CommandFailure("'\(file)': expected a JSON array of records for table \(Echo.name(table))")
                     }
                     try add(records, table: table, file: file)
                 }
@@ -47,7 +55,7 @@ struct DatasetReader {
             guard !object.isEmpty else { throw CommandFailure("'\(path)': the object names no table") }
             for table in object.keys.sorted() {
                 guard case let .array(records)? = object[table] else {
-                    throw CommandFailure("'\(path)': table '\(table)' must be an array of records")
+                    throw CommandFailure("'\(path)': table \(Echo.name(table)) must be an array of records")
                 }
                 try add(records, table: table, file: path)
                 sources[table] = path
@@ -55,9 +63,23 @@ struct DatasetReader {
         }
     }
 
+    /// Reads the whole file. Its type is checked before it is opened, and the open does
+    /// not wait: a FIFO would block an open, and then a read, forever.
     private static func read(_ file: String) throws -> Data {
-        do { return try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-            throw CommandFailure("'\(file)': cannot read: \(error.localizedDescription)")
+        do {
+            guard let info = try FileInfo.following(file) else { throw SystemError(ENOENT) }
+            guard info.kind == .regular else {
+                throw CommandFailure("'\(file)': not a regular file (\(info.kind.rawValue)); inputs are .json and .ndjson files")
+            }
+            let opened = try FileDescriptor.reading(file)
+            // Checked again on what was opened, in case the path changed in between.
+            let kind = try opened.info().kind
+            guard kind == .regular else {
+                throw CommandFailure("'\(file)': not a regular file (\(kind.rawValue)); inputs are .json and .ndjson files")
+            }
+            return try opened.readAll()
+        } catch let error as SystemError {
+            throw CommandFailure("'\(file)': cannot read: \(error)")
         }
     }
 
@@ -91,6 +113,9 @@ struct DatasetReader {
         _ values: [JSONValue], table: String, file: String, position: (Int) -> String = { "record \($0 + 1)" }
     ) throws {
         guard !table.isEmpty else { throw CommandFailure("'\(file)': a table name is empty") }
+        guard !table.utf8.contains(0) else {
+            throw CommandFailure("'\(file)': table \(Echo.name(table)): a name cannot hold a NUL character (SQLite ends names there)")
+        }
         var records: [DynamicRecord] = []
         records.reserveCapacity(values.count)
         var seen = Set<RecordID>()
@@ -99,18 +124,42 @@ struct DatasetReader {
         for (index, value) in values.enumerated() {
             let record: DynamicRecord
             do { record = try DynamicRecord(value) } catch {
-                throw CommandFailure("'\(file)': table '\(table)' \(position(index)): \(error)")
+                let reason = switch error {
+                // The library's message quotes the whole value, which may be huge.
+                case .invalidID(let id): "the record's \"id\" must be an integer or a string, not \(Echo.summary(id))"
+                default: error.description
+                }
+                throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): \(reason)")
+            }
+            if let field = record.fields.keys.first(where: { $0.utf8.contains(0) }) {
+                throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): field \(Echo.name(field)): a name cannot hold a NUL character (SQLite ends names there)")
             }
             let kind = if case .integer = record.id { "integer" } else { "string" }
             if let idKind, idKind != kind {
-                throw CommandFailure("'\(file)': table '\(table)' \(position(index)): id \(record.id) is a\(kind == "integer" ? "n" : "") \(kind), but earlier ids of the table are \(idKind)s; one table's ids must all be of one kind")
+                throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): id \(Echo.summary(record.id.jsonValue)) is a\(kind == "integer" ? "n" : "") \(kind), but earlier ids of the table are \(idKind)s; one table's ids must all be of one kind")
             }
             idKind = kind
             guard seen.insert(record.id).inserted else {
-                throw CommandFailure("'\(file)': table '\(table)' \(position(index)): duplicate id \(record.id)")
+                throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): duplicate id \(Echo.summary(record.id.jsonValue))")
             }
             records.append(record)
         }
         tables[table] = records
+    }
+
+    /// A clearer message for a snapshot failure caused by the dataset's shape, or nil.
+    /// SQLite refuses a table of more columns than its limit (2,000 by default) and
+    /// quotes the whole `CREATE TABLE`; this names the table and summarizes its fields.
+    func explain(_ error: SnapshotError) -> CommandFailure? {
+        let prefix = "too many columns on "
+        guard case .sqlite(let sqlite) = error, sqlite.message.hasPrefix(prefix) else { return nil }
+        let table = String(sqlite.message.dropFirst(prefix.count))
+        guard let records = tables[table] else { return nil }
+        var fields = Set<String>()
+        for record in records { fields.formUnion(record.fields.keys) }
+        let names = fields.sorted()
+        let shown = names.prefix(10).map { Echo.name($0, limit: 40) }.joined(separator: ", ")
+        let more = names.count > 10 ? " ... and \(Echo.grouped(names.count - 10)) more fields" : ""
+        return CommandFailure("'\(sources[table] ?? table)': table \(Echo.name(table)) has \(Echo.grouped(names.count)) fields besides id (\(shown)\(more)), more columns than SQLite allows in one table")
     }
 }

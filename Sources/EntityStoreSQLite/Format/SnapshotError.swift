@@ -12,8 +12,11 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(path: String, message: String)
     /// The bundled format migrations are inconsistent (a packaging error, not a file problem).
     case invalidFormatMigrations(reason: String)
-    /// Any other SQLite failure (disk full, I/O error, permission ...).
+    /// Any other SQLite failure (I/O error, permission ...).
     case sqlite(SQLiteError)
+    /// SQLite found no room to write the file at `path` (`SQLITE_FULL`): the disk is
+    /// full, or the database reached its size limit.
+    case diskFull(path: String, SQLiteError)
     /// A table's stored data is not what its metadata declares (wrong type, duplicate ID,
     /// invalid JSON ...).
     case invalidData(table: String, detail: String)
@@ -27,9 +30,16 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file's app schema version is newer than the app's: written by a newer app.
     case newerAppSchema(found: Int, supported: Int)
 
-    /// Classifies an SQLite failure on the file at `path`: damage becomes ``corrupt(path:message:)``.
+    /// Classifies an SQLite failure on the file at `path`: damage becomes
+    /// ``corrupt(path:message:)``, no room ``diskFull(path:_:)``.
     package init(_ error: SQLiteError, path: String) {
-        self = error.isCorrupt ? .corrupt(path: path, message: error.message) : .sqlite(error)
+        self = if error.isCorrupt {
+            .corrupt(path: path, message: error.message)
+        } else if error.isFull {
+            .diskFull(path: path, error)
+        } else {
+            .sqlite(error)
+        }
     }
 
     /// A sentence that names the file or the versions involved and what to do.
@@ -49,6 +59,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "the bundled snapshot format migrations are invalid: \(reason)"
         case .sqlite(let error):
             error.description
+        case .diskFull(let path, let error):
+            "'\(path)': the disk is full, or the database reached its size limit (\(error.description))"
         case .invalidData(let table, let detail):
             "table '\(table)': \(detail)"
         case .schemaMismatch(let table, let detail):

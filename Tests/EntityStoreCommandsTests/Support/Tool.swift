@@ -2,6 +2,9 @@ import EntityStore
 import Foundation
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What one run of a command-line tool produced.
 struct RunResult: CustomStringConvertible {
@@ -72,6 +75,17 @@ struct RunningProcess {
     fileprivate let stdout: Drain
     fileprivate let stderr: Drain
 
+    /// Waits at most `timeout` for the process to end, killing it (SIGKILL) after that;
+    /// nil then, with the run recorded as an issue.
+    func finish(timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation) -> RunResult? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard process.isRunning else { return finish() }
+        kill(process.processIdentifier, SIGKILL)
+        Issue.record("still running after \(timeout), killed: \(finish())", sourceLocation: sourceLocation)
+        return nil
+    }
+
     /// Waits for the process to end and returns what it printed.
     func finish() -> RunResult {
         let out = stdout.wait(), err = stderr.wait()
@@ -113,6 +127,17 @@ func run(_ arguments: [String], stdin: Data? = nil, executable: URL = Tool.entit
         return try start(executable, arguments, stdin: stdin, in: directory).finish()
     } catch {
         return RunResult(status: -1, stdout: "", stderr: "cannot start \(executable.path): \(error)")
+    }
+}
+
+/// Runs `entity-store` for at most `timeout`; a run that takes longer is killed and
+/// recorded as an issue, and gives status -1.
+func run(_ arguments: [String], timeout: Duration, in directory: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> RunResult {
+    do {
+        return try start(Tool.entityStore, arguments, in: directory).finish(timeout: timeout, sourceLocation: sourceLocation)
+            ?? RunResult(status: -1, stdout: "", stderr: "timed out")
+    } catch {
+        return RunResult(status: -1, stdout: "", stderr: "cannot start: \(error)")
     }
 }
 

@@ -123,10 +123,11 @@ struct FormatMigratorTests {
             // Too few pages for all metadata tables: the script fails halfway with SQLITE_FULL.
             try connection.setPragma("max_page_count", "3")
             let error = #expect(throws: SnapshotError.self) { try FormatMigrator().migrate(connection) }
-            guard case .sqlite(let underlying) = error else {
-                Issue.record("expected an SQLite error, got \(String(describing: error))")
+            guard case .diskFull(let path, let underlying) = error else {
+                Issue.record("expected a full-disk error, got \(String(describing: error))")
                 return
             }
+            #expect(path == connection.path)
             #expect(underlying.isFull)
             #expect(underlying.sql?.contains("CREATE TABLE entitystore_meta") == true)
             #expect(!connection.isInTransaction)
@@ -146,8 +147,11 @@ struct FormatMigratorTests {
         let corrupt = SQLiteError(extendedCode: SQLiteError.notADatabase, message: "file is not a database")
         #expect(SnapshotError(corrupt, path: "/x.sqlite") == .corrupt(path: "/x.sqlite", message: "file is not a database"))
         let full = SQLiteError(extendedCode: SQLiteError.full, message: "database or disk is full")
-        #expect(SnapshotError(full, path: "/x.sqlite") == .sqlite(full))
-        #expect(SnapshotError.sqlite(full).description == full.description)
+        #expect(SnapshotError(full, path: "/x.sqlite") == .diskFull(path: "/x.sqlite", full))
+        #expect(SnapshotError(full, path: "/x.sqlite").description.contains("'/x.sqlite': the disk is full"))
+        let busy = SQLiteError(extendedCode: SQLiteError.busy, message: "database is locked")
+        #expect(SnapshotError(busy, path: "/x.sqlite") == .sqlite(busy))
+        #expect(SnapshotError.sqlite(busy).description == busy.description)
         #expect(SnapshotError.corrupt(path: "/x.sqlite", message: "bad").description.contains("/x.sqlite"))
         #expect(SnapshotError.fileNotFound(path: "/y").description.contains("/y"))
         #expect(SnapshotError.notASnapshot(path: "/z", reason: "why").description.contains("why"))

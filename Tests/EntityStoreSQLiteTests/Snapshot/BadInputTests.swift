@@ -314,9 +314,12 @@ struct BadInputTests {
             }
             let error = failedRestore(into: store, from: path, options: SnapshotOptions(appSchemaVersion: 2, migrations: [fill]))
             switch error {
-            case .sqlite(let sqliteError)?: #expect(sqliteError.isFull, "\(sqliteError)")
+            case .diskFull(let failedPath, let sqliteError)?:
+                #expect(sqliteError.isFull, "\(sqliteError)")
+                #expect(failedPath == path)
+                #expect(error?.description.contains(path) == true, "the message names the file: \(String(describing: error))")
             case .io?: break
-            default: Issue.record("expected a full-disk SQLite error, got \(String(describing: error))")
+            default: Issue.record("expected a full-disk error, got \(String(describing: error))")
             }
             #expect(Snapshot.verify(at: path).problems == [])
             #expect(try Snapshot.metadata(at: path).appSchemaVersion == 1)
