@@ -168,14 +168,31 @@ struct ShortestDecimal {
 
     init(_ value: Double) {
         isNegative = value.sign == .minus
+        // `description` is "123.45", "1e-05", "1.2345e+20" or "-0.0" for finite values.
+        var text = value.description
+        var (significand, exponent) = text.withUTF8(Self.digits)
+        if significand == 0 {
+            exponent = 0
+        } else {
+            while significand % 10 == 0 {
+                significand /= 10
+                exponent += 1
+            }
+        }
+        self.significand = significand
+        self.exponent = exponent
+    }
+
+    /// The significant digits of a printed number as an integer, and the power of ten that
+    /// scales them.
+    private static func digits(_ text: UnsafeBufferPointer<UInt8>) -> (significand: UInt64, exponent: Int) {
         var significand: UInt64 = 0
         var exponent = 0
         var afterPoint = false
         var inExponent = false
         var exponentIsNegative = false
         var explicitExponent = 0
-        // `description` is "123.45", "1e-05", "1.2345e+20" or "-0.0" for finite values.
-        for byte in value.description.utf8 {
+        for byte in text {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let digit = Int(byte &- UInt8(ascii: "0"))
@@ -198,16 +215,6 @@ struct ShortestDecimal {
                 break
             }
         }
-        exponent += exponentIsNegative ? -explicitExponent : explicitExponent
-        if significand == 0 {
-            exponent = 0
-        } else {
-            while significand % 10 == 0 {
-                significand /= 10
-                exponent += 1
-            }
-        }
-        self.significand = significand
-        self.exponent = exponent
+        return (significand, exponent + (exponentIsNegative ? -explicitExponent : explicitExponent))
     }
 }

@@ -32,7 +32,9 @@ extension DateText {
         }
         guard yearDigits.count <= maximumYearDigits else { throw .outOfRange(text: DateTextError.excerpt(text)) }
         var significantYear = yearDigits
-        while significantYear.count > 1, significantYear.first == UInt8(ascii: "0") { significantYear = significantYear.dropFirst() }
+        while significantYear.count > 1, text[significantYear.lowerBound] == UInt8(ascii: "0") {
+            significantYear = significantYear.dropFirst()
+        }
 
         guard reader.take(UInt8(ascii: "-")), let month = reader.twoDigits() else { throw malformed("expected -MM after the year") }
         guard reader.take(UInt8(ascii: "-")), let day = reader.twoDigits() else { throw malformed("expected -DD after the month") }
@@ -40,7 +42,7 @@ extension DateText {
         var hour: Int64 = 0
         var minute: Int64 = 0
         var second: Int64 = 0
-        var fraction = text[0..<0]
+        var fraction = 0..<0
         if reader.take(UInt8(ascii: "T")) || reader.take(UInt8(ascii: " ")) {
             guard let hours = reader.twoDigits(), reader.take(UInt8(ascii: ":")), let minutes = reader.twoDigits() else {
                 throw malformed("expected HH:MM after the date")
@@ -73,7 +75,7 @@ extension DateText {
         let shifted: ShiftedSeconds
         if significantYear.count <= 11 {
             var year: Int64 = 0
-            for digit in significantYear { year = year * 10 + Int64(digit - UInt8(ascii: "0")) }
+            for index in significantYear { year = year * 10 + Int64(text[index] - UInt8(ascii: "0")) }
             if yearIsNegative { year = -year }
             let yearModulo400 = CivilDate.floorDivided(year, by: 400).remainder
             guard (1...CivilDate.daysInMonth(month, yearModulo400: yearModulo400)).contains(day) else {
@@ -84,7 +86,7 @@ extension DateText {
         } else {
             // The calendar repeats every 400 years: date the same day in 1970...2369, then
             // add the cycles.
-            let year = WideInteger(digits: significantYear, trailingZeros: 0, negative: yearIsNegative)
+            let year = WideInteger(digits: text[significantYear], trailingZeros: 0, negative: yearIsNegative)
             let (eras, yearInEra) = (year + WideInteger(-1_970)).floorDivided(by: 400)
             let nearYear = 1_970 + Int64(yearInEra)
             guard (1...CivilDate.daysInMonth(month, yearModulo400: nearYear % 400)).contains(day) else {
@@ -114,14 +116,16 @@ extension DateText {
         }
     }
 
-    /// `whole` + 0.`fraction` as the nearest `Double`: written as a decimal number
-    /// (`-12.5` for -13 + 0.5, the fraction then taken as its ten's complement), and
-    /// converted by the correctly rounded `Double(String)`.
+    /// `whole` + 0.`fraction` (digits of `text`) as the nearest `Double`: written as a
+    /// decimal number (`-12.5` for -13 + 0.5, the fraction then taken as its ten's
+    /// complement), and converted by the correctly rounded `Double(String)`, unless it is
+    /// exact in `Double` arithmetic.
     private static func decimalValue(
-        _ whole: ShiftedSeconds, fraction: Slice<UnsafeBufferPointer<UInt8>>, text: UnsafeBufferPointer<UInt8>
+        _ whole: ShiftedSeconds, fraction: Range<Int>, text: UnsafeBufferPointer<UInt8>
     ) throws(DateTextError) -> Double {
         var fraction = fraction
-        while fraction.last == UInt8(ascii: "0") { fraction = fraction.dropLast() }
+        while !fraction.isEmpty, text[fraction.upperBound - 1] == UInt8(ascii: "0") { fraction = fraction.dropLast() }
+        if case .small(let value) = whole, let exact = exactValue(value, fraction: fraction, text: text) { return exact }
         let complement = whole.isNegative && !fraction.isEmpty
         // The magnitude of the integer part as written: one less for a complemented fraction.
         var small: UInt64 = 0
@@ -154,9 +158,9 @@ extension DateText {
             if !fraction.isEmpty {
                 buffer[position] = UInt8(ascii: ".")
                 position += 1
-                let last = fraction.index(before: fraction.endIndex)
-                for index in fraction.indices {
-                    let digit = fraction[index] - UInt8(ascii: "0")
+                let last = fraction.upperBound - 1
+                for index in fraction {
+                    let digit = text[index] - UInt8(ascii: "0")
                     // 1 - 0.d₁d₂…dₙ = 0.(9-d₁)(9-d₂)…(10-dₙ) when dₙ ≠ 0.
                     let written = complement ? (index == last ? 10 - digit : 9 - digit) : digit
                     buffer[position] = UInt8(ascii: "0") + written
@@ -167,6 +171,29 @@ extension DateText {
         }
         guard let value = Double(number), value.isFinite else { throw .outOfRange(text: DateTextError.excerpt(text)) }
         return value
+    }
+
+    /// `whole` + 0.`fraction` computed in `Double` when that is exact: the digits make an
+    /// integer below 2^53 and the divisor is a power of ten `Double` holds exactly (up to
+    /// 10^22), so the one division rounds correctly. Nil otherwise.
+    @inline(__always)
+    private static func exactValue(_ whole: Int64, fraction: Range<Int>, text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard fraction.count <= 15, whole.magnitude < 1 << 53 else { return nil }
+        var digits = whole.magnitude
+        for index in fraction {
+            digits = digits &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+            if digits >= 1 << 53 { return nil }
+        }
+        // whole + 0.f = (whole × 10^k + f) / 10^k; for a negative whole, (whole × 10^k + f)
+        // is negative: its magnitude is |whole| × 10^k − f.
+        if whole < 0, !fraction.isEmpty {
+            var fractionDigits: UInt64 = 0
+            for index in fraction { fractionDigits = fractionDigits &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0")) }
+            let magnitude = whole.magnitude &* powersOfTen[fraction.count] &- fractionDigits
+            return -(Double(magnitude) / Double(powersOfTen[fraction.count]))
+        }
+        let value = Double(digits) / Double(powersOfTen[fraction.count])
+        return whole < 0 ? -value : value
     }
 
     /// Steps through the bytes of a date text.
@@ -180,20 +207,23 @@ extension DateText {
         mutating func advance() { position += 1 }
 
         /// Consumes `byte` if it comes next.
+        @inline(__always)
         mutating func take(_ byte: UInt8) -> Bool {
             guard peek == byte else { return false }
             position += 1
             return true
         }
 
-        /// Consumes the run of ASCII digits that comes next (maybe empty).
-        mutating func digits() -> Slice<UnsafeBufferPointer<UInt8>> {
+        /// Consumes the run of ASCII digits that comes next (maybe empty); returns its range.
+        @inline(__always)
+        mutating func digits() -> Range<Int> {
             let start = position
-            while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
-            return text[start..<position]
+            while position < text.count, text[position] &- UInt8(ascii: "0") < 10 { position += 1 }
+            return start..<position
         }
 
         /// Consumes exactly two digits.
+        @inline(__always)
         mutating func twoDigits() -> Int64? {
             guard position + 2 <= text.count else { return nil }
             let high = text[position] &- UInt8(ascii: "0")
