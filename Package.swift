@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "EntityStoreMigrations",
             path: "Migrations",
-            resources: [.embedInCode("0001_initial.sql")],
+            resources: [.embedInCode("0001_initial.sql"), .embedInCode("0002_date_text.sql")],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",

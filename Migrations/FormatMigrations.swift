@@ -4,6 +4,11 @@
 /// Adding a version means adding the file, declaring it with `.embedInCode` in the
 /// package manifest and appending it to ``embeddedFiles``; the list is validated so a
 /// gap or a misnamed file surfaces as an error instead of a silently skipped step.
+///
+/// A version whose change SQL alone cannot make (such as converting the values of every
+/// column the metadata lists with some kind) also has a code step in `EntityStoreSQLite`
+/// (`FormatCodeSteps`), which the migrator runs right after the file's SQL, in the same
+/// transaction; its SQL file says so in a comment.
 package enum FormatMigrations {
     /// One format migration: the version it brings a file to, its name and its SQL script.
     package typealias Migration = (version: Int, name: String, sql: String)
@@ -13,6 +18,7 @@ package enum FormatMigrations {
     /// identifier with `_` (hence `_001_initial_sql` for `0001_initial.sql`).
     static let embeddedFiles: [(fileName: String, contents: [UInt8])] = [
         ("0001_initial.sql", PackageResources._001_initial_sql),
+        ("0002_date_text.sql", PackageResources._002_date_text_sql),
     ]
 
     /// The bundled migrations in version order, or why the bundle is inconsistent.

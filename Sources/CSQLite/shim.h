@@ -24,6 +24,15 @@ static inline int es_bind_blob_static(sqlite3_stmt *stmt, int index, const void 
     return sqlite3_bind_blob64(stmt, index, bytes, length, SQLITE_STATIC);
 }
 
+// The same for results of application-defined SQL functions.
+static inline void es_result_text_transient(sqlite3_context *context, const char *text, sqlite3_uint64 length) {
+    sqlite3_result_text64(context, text, length, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+static inline void es_result_blob_transient(sqlite3_context *context, const void *bytes, sqlite3_uint64 length) {
+    sqlite3_result_blob64(context, bytes, length, SQLITE_TRANSIENT);
+}
+
 // sqlite3_db_config is variadic; this wrapper covers the integer on/off options.
 static inline int es_db_config_int(sqlite3 *db, int option, int value, int *result) {
     return sqlite3_db_config(db, option, value, result);

@@ -1,7 +1,8 @@
 internal import EntityStoreMigrations
 
 /// Brings a snapshot file to the current format version by applying the bundled
-/// migrations (`Migrations/NNNN_name.sql`) it has not seen yet.
+/// migrations (`Migrations/NNNN_name.sql`) it has not seen yet, each followed by its
+/// code step, if it has one (``FormatCodeSteps``).
 ///
 /// The format version lives in the `user_version` header field. Each migration runs
 /// in its own transaction together with the `user_version` update, so a file is
@@ -58,6 +59,7 @@ package struct FormatMigrator: Sendable {
                         )
                     }
                     try connection.execute(migration.sql)
+                    try FormatCodeSteps.run(afterVersion: migration.version, on: connection)
                     if migration.version == 1 {
                         try connection.setApplicationID(entityStoreApplicationID)
                     }

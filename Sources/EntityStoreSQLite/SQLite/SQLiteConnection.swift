@@ -162,6 +162,13 @@ package final class SQLiteConnection {
         return Int(sqlite3_changes64(db))
     }
 
+    /// The number of rows changed by INSERT, UPDATE and DELETE statements since the
+    /// connection opened (schema changes such as `ALTER TABLE` count none).
+    package var totalChanges: Int64 {
+        guard let db = handle.db else { return 0 }
+        return sqlite3_total_changes64(db)
+    }
+
     /// Whether the connection is inside a transaction (explicit or from ``transaction(_:_:)``).
     package var isInTransaction: Bool {
         guard let db = handle.db else { return false }

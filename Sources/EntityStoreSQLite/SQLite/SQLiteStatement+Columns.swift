@@ -41,6 +41,17 @@ extension SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// Calls `body` with the UTF-8 bytes of column `index` as text (NULL gives no bytes),
+    /// without copying them into a `String`. The bytes are valid only inside `body`.
+    package func withUnsafeText<R, E: Error>(
+        at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R
+    ) throws(E) -> R {
+        // Fetch the pointer before the length, as SQLite's documentation requires.
+        let bytes = sqlite3_column_text(stmt, index)
+        let count = bytes == nil ? 0 : Int(sqlite3_column_bytes(stmt, index))
+        return try body(UnsafeBufferPointer(start: bytes, count: count))
+    }
+
     /// Column `index` as bytes (NULL and the empty blob are both `[]`; see ``isNull(at:)``).
     package func blob(at index: Int32) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(stmt, index) else { return [] }

@@ -1,5 +1,6 @@
 /// Runs the app's migrations that a snapshot has not seen, each in its own transaction
-/// with the version it records.
+/// with the version it records and the metadata brought in line with the tables the step
+/// left (``MigratedMetadata``).
 struct AppMigrator {
     let options: SnapshotOptions
 
@@ -12,7 +13,14 @@ struct AppMigrator {
             for migration in options.migrations.sorted(by: { $0.version < $1.version })
             where migration.version > current && migration.version <= options.appSchemaVersion {
                 try connection.transaction(.immediate) {
-                    try migration.body(AppMigrationDatabase(connection: connection))
+                    let before = try SQLTableShapes.read(connection)
+                    let changes = connection.totalChanges
+                    let database = AppMigrationDatabase(connection: connection)
+                    try migration.body(database)
+                    try MigratedMetadata(
+                        connection: connection, migration: migration, before: before,
+                        rowsChanged: connection.totalChanges != changes, declaredRenames: database.renames.byTable
+                    ).reconcile()
                     try connection.prepare("INSERT OR REPLACE INTO entitystore_app_migrations (version, name) VALUES (?, ?)")
                         .run([.integer(Int64(migration.version)), .text(migration.name)])
                     try connection.prepare("INSERT OR REPLACE INTO entitystore_meta (key, value) VALUES ('app_schema_version', ?)")

@@ -9,7 +9,7 @@
 /// | `double` | `Double`, `Float` | REAL (column declared without a type, so `-0.0` and `2.0` survive exactly) |
 /// | `string` | `String`, `Character` | TEXT |
 /// | `blob` | `Data`, `[UInt8]` encoded as data | BLOB |
-/// | `date` | `Date` | REAL, seconds since 1970-01-01T00:00:00Z |
+/// | `date` | `Date` | TEXT, exact ISO 8601 in UTC (`2026-11-24T10:00:00.1234567+00:00`), exact to the bit |
 /// | `uuid` | `UUID` | TEXT, upper-case canonical form |
 /// | `json` | nested structs, arrays, dictionaries, enums with payloads | TEXT holding JSON |
 /// | `null` | a field that was `nil` in every row | NULL |
@@ -24,9 +24,9 @@ public enum ColumnKind: String, Sendable, CaseIterable, Codable {
     var declaredType: String {
         switch self {
         case .integer, .bool: return "INTEGER"
-        case .string, .uuid, .json: return "TEXT"
+        case .string, .uuid, .json, .date: return "TEXT"
         case .blob: return "BLOB"
-        case .double, .date, .null: return ""
+        case .double, .null: return ""
         }
     }
 }

@@ -36,7 +36,9 @@ extension EntityStore {
     ///
     /// The file is read and validated completely into a new state (format and app
     /// migrations first, then metadata, then every row against the Swift types) and only
-    /// then swapped in, as one commit: on any error the store is untouched.
+    /// then swapped in, as one commit: on any error the store is untouched. A file whose
+    /// app schema version is above `options.appSchemaVersion` (0 by default) is refused
+    /// unless `options.acceptsNewerAppSchema` is set.
     /// - Complexity: O(n log n) in the rows of every table.
     @discardableResult
     public func restore(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> SnapshotSummary {
@@ -50,9 +52,13 @@ extension EntityStore {
 
     /// A store of dynamic records holding any snapshot, with the tables, indexes and
     /// relations its metadata declares: no Swift types needed.
+    ///
+    /// With the default options it reads a file of any app schema version; with an
+    /// ``SnapshotOptions/appSchemaVersion`` above 0 it refuses newer ones, as a typed
+    /// restore does.
     /// - Complexity: O(n log n) in the rows of every table.
     public static func restoringDynamic(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> EntityStore {
-        let reader = SnapshotReader(path: path, options: options)
+        let reader = SnapshotReader(path: path, options: options, isDynamic: true)
         let (_, metadata) = try reader.open()
         let schema = try DynamicSchema.schema(for: metadata)
         let state = try reader.read(schema: schema)

@@ -322,7 +322,7 @@ struct ColumnCell: SingleValueDecodingContainer, Decoder {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try fitting(type) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if type == Date.self, let date = Date(timeIntervalSince1970: try decode(Double.self)) as? T {
+        if type == Date.self, let date = try decodeDate() as? T {
             return date
         }
         if type == UUID.self {
@@ -350,6 +350,19 @@ struct ColumnCell: SingleValueDecodingContainer, Decoder {
         }
         // Raw-value enums and single-value wrappers decode from the column itself.
         return try T(from: self)
+    }
+
+    /// A date from its ISO 8601 text, read in place from the column's bytes.
+    private func decodeDate() throws -> Date {
+        guard statement.columnType(index) == .text else { throw mismatch(Date.self, "a date as ISO 8601 text") }
+        do {
+            return Date(timeIntervalSinceReferenceDate: try statement.withUnsafeText(at: index) { bytes throws(DateTextError) in
+                try DateText.referenceSeconds(parsing: bytes)
+            })
+        } catch {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)': \(error.description)"))
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

@@ -51,7 +51,7 @@ final class RowEncoder: Encoder {
     /// JSONValue), a single primitive (raw-value enums, typed IDs), or JSON text.
     func encodeNested<T: Encodable>(_ value: T, path: [any CodingKey]) throws -> EncodedValue {
         switch value {
-        case let date as Date: return EncodedValue(value: .real(date.timeIntervalSince1970), kind: .date)
+        case let date as Date: return try Self.encode(date, path: path)
         case let uuid as UUID: return EncodedValue(value: .text(uuid.uuidString), kind: .uuid)
         case let data as Data: return EncodedValue(value: .blob([UInt8](data)), kind: .blob)
         case let json as JSONValue: return Self.encode(json)
@@ -62,6 +62,16 @@ final class RowEncoder: Encoder {
         if let single = probe.result, !probe.isComplex { return single }
         let data = try json.encode(value)
         return EncodedValue(value: .text(String(decoding: data, as: UTF8.self)), kind: .json)
+    }
+
+    /// The column value of a date: its exact ISO 8601 text (see ``DateText``).
+    /// - Throws: `EncodingError.invalidValue` for an infinite or NaN date.
+    static func encode(_ date: Date, path: [any CodingKey]) throws -> EncodedValue {
+        do {
+            return EncodedValue(value: .text(try DateText.string(from: date)), kind: .date)
+        } catch {
+            throw EncodingError.invalidValue(date, .init(codingPath: path, debugDescription: error.description))
+        }
     }
 
     /// The column value of a dynamic field.

@@ -4,8 +4,8 @@ import EntityStore
 enum RowValues {
     /// The JSON value of a column, exact for every kind: `bool` columns give booleans,
     /// `double` columns doubles (also for whole numbers), `json` columns the parsed JSON;
-    /// dates give their seconds since 1970, blobs a base64 string. NULL gives nil
-    /// (an absent field).
+    /// dates their ISO 8601 text (checked), blobs a base64 string. NULL gives nil (an
+    /// absent field).
     static func jsonValue(
         _ statement: SQLiteStatement, _ index: Int32, kind: ColumnKind?, table: String, column: String
     ) throws(SnapshotError) -> JSONValue? {
@@ -23,12 +23,20 @@ enum RowValues {
         case .integer?:
             guard stored == .integer else { throw wrong() }
             return .integer(statement.int64(at: index))
-        case .double?, .date?:
+        case .double?:
             switch stored {
             case .real: return .double(statement.double(at: index))
             case .integer: return .double(Double(statement.int64(at: index)))
             default: throw wrong()
             }
+        case .date?:
+            guard stored == .text else { throw wrong() }
+            do {
+                _ = try statement.withUnsafeText(at: index) { bytes throws(DateTextError) in try DateText.referenceSeconds(parsing: bytes) }
+            } catch {
+                throw .invalidData(table: table, detail: "column '\(column)': \(error.description)")
+            }
+            return .string(statement.text(at: index))
         case .string?, .uuid?:
             guard stored == .text else { throw wrong() }
             return .string(statement.text(at: index))

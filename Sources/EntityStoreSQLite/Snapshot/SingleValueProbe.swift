@@ -54,7 +54,9 @@ final class SingleValueProbe: Encoder, SingleValueEncodingContainer {
 
     func encode<T: Encodable>(_ value: T) throws {
         switch value {
-        case let date as Date: set(.real(date.timeIntervalSince1970), .date)
+        case let date as Date:
+            let encoded = try RowEncoder.encode(date, path: codingPath)
+            set(encoded.value, encoded.kind)
         case let uuid as UUID: set(.text(uuid.uuidString), .uuid)
         case is Data: isComplex = true
         default: try value.encode(to: self)

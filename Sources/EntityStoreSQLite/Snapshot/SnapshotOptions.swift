@@ -2,19 +2,35 @@
 public struct SnapshotOptions: Sendable {
     /// The app's own schema version, recorded on write; a restore runs the app
     /// ``migrations`` whose version is above the file's.
+    ///
+    /// A restore refuses a file whose app schema version is above this one
+    /// (``SnapshotError/newerAppSchema(found:supported:)``): a newer app wrote it, and its
+    /// rows may not fit this app's types. That includes the default, 0, which accepts only
+    /// files written without an app schema version (0): an app that versions its files
+    /// must say which version it knows, and an app that never does cannot read them by
+    /// accident. Set ``acceptsNewerAppSchema`` to read such files anyway.
+    /// (`EntityStore.restoringDynamic` reads files of any app schema version when this is
+    /// 0: dynamic records have no app types a newer app could break.)
     public var appSchemaVersion: Int
     /// The app's forward-only migrations, in any order; each runs in its own transaction.
     public var migrations: [AppMigration]
+    /// Whether a restore reads a file whose app schema version is above
+    /// ``appSchemaVersion`` (written by a newer app) instead of refusing it. Off by
+    /// default; its rows are then decoded as they are, and a failure to decode them is
+    /// reported like any other mismatch.
+    public var acceptsNewerAppSchema: Bool
     /// Called as rows are written or read (about every 10,000 rows and at the end of each table).
     public var progress: (@Sendable (SnapshotProgress) -> Void)?
 
-    /// Options with an app schema version, app migrations and a progress callback.
+    /// Options with an app schema version, app migrations, whether to read files of newer
+    /// app schema versions, and a progress callback.
     public init(
-        appSchemaVersion: Int = 0, migrations: [AppMigration] = [],
+        appSchemaVersion: Int = 0, migrations: [AppMigration] = [], acceptsNewerAppSchema: Bool = false,
         progress: (@Sendable (SnapshotProgress) -> Void)? = nil
     ) {
         self.appSchemaVersion = appSchemaVersion
         self.migrations = migrations
+        self.acceptsNewerAppSchema = acceptsNewerAppSchema
         self.progress = progress
     }
 }

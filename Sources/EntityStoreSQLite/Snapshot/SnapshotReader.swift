@@ -6,6 +6,9 @@ import Foundation
 struct SnapshotReader {
     let path: String
     let options: SnapshotOptions
+    /// Whether the rows are read as dynamic records, which have no app types: then a file
+    /// of a newer app schema version is read when the options declare none.
+    var isDynamic = false
 
     /// Opens the file read-only after bringing it up to date (format and app migrations,
     /// each in its own transaction), and reads its metadata.
@@ -24,7 +27,8 @@ struct SnapshotReader {
             try AppMigrator(options: options).migrate(connection)
         }
         let metadata = try SnapshotMetadata.read(connection)
-        if options.appSchemaVersion > 0, metadata.appSchemaVersion > options.appSchemaVersion {
+        let acceptsNewer = options.acceptsNewerAppSchema || (isDynamic && options.appSchemaVersion == 0)
+        if metadata.appSchemaVersion > options.appSchemaVersion, !acceptsNewer {
             throw .newerAppSchema(found: metadata.appSchemaVersion, supported: options.appSchemaVersion)
         }
         return (connection, metadata)

@@ -65,7 +65,7 @@ extension Snapshot {
                         continue
                     }
                     // NULL is always allowed; a `null` column (an empty table's id) allows nothing else.
-                    let allowed = (["null"] + storageClasses(for: column.kind)).map { "'\($0)'" }.joined(separator: ", ")
+                    let allowed = (["null"] + storageClasses(for: column.kind, formatVersion: metadata.formatVersion)).map { "'\($0)'" }.joined(separator: ", ")
                     let wrong = try scalar(connection, """
                         SELECT count(*) FROM \(name) WHERE typeof(\(quoteIdentifier(column.name))) NOT IN (\(allowed))
                         """)
@@ -131,10 +131,11 @@ extension Snapshot {
         return Int(statement.int64(at: 0))
     }
 
-    private static func storageClasses(for kind: ColumnKind) -> [String] {
+    private static func storageClasses(for kind: ColumnKind, formatVersion: Int) -> [String] {
         switch kind {
         case .integer, .bool: return ["integer"]
-        case .double, .date: return ["real", "integer"]
+        case .double: return ["real", "integer"]
+        case .date: return formatVersion >= 2 ? ["text"] : ["real", "integer"]
         case .string, .uuid, .json: return ["text"]
         case .blob: return ["blob"]
         case .null: return []

@@ -16,6 +16,11 @@ struct FormatMigratorTests {
         #expect(FormatMigrator.currentVersion >= 1)
     }
 
+    @Test func everyCodeStepBelongsToABundledVersion() throws {
+        let bundled = Set(try FormatMigrations.bundled.get().map(\.version))
+        #expect(FormatCodeSteps.versions.isSubset(of: bundled))
+    }
+
     @Test func aFreshFileIsMigratedToTheCurrentVersion() throws {
         try withTemporaryDatabase { connection, _ in
             try FormatMigrator().migrate(connection)
