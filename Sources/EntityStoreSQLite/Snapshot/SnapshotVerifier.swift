@@ -108,7 +108,7 @@ extension Snapshot {
         do {
             let schema = try DynamicSchema.schema(for: metadata)
             guard metadata.formatVersion < FormatMigrator.currentVersion else {
-                _ = try SnapshotReader(path: path, options: SnapshotOptions()).read(schema: schema)
+                _ = try SnapshotReader(path: path, options: SnapshotOptions(), isDynamic: true).read(schema: schema)
                 return nil
             }
             // Reading an older format upgrades it; the file itself stays as it is.
@@ -116,7 +116,7 @@ extension Snapshot {
             let copy = FileSystem.temporaryPath(beside: (directory as NSString).appendingPathComponent("verify.sqlite"))
             defer { FileSystem.remove(copy) }
             try connection.prepare("VACUUM INTO ?").run([.text(copy)])
-            _ = try SnapshotReader(path: copy, options: SnapshotOptions()).read(schema: schema)
+            _ = try SnapshotReader(path: copy, options: SnapshotOptions(), isDynamic: true).read(schema: schema)
             return nil
         } catch let error as SnapshotError {
             return error.description
