@@ -61,3 +61,63 @@ func externalSQLite(_ path: String, _ sql: String) throws -> String {
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+extension ReviewSaveTests {
+    @Test("a snapshot to the path of an open snapshot file does not undo a save that completed meanwhile")
+    func snapshotOverAnOpenSnapshotFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("live.sqlite").path
+            let store = try populatedLibraryStore()
+            let file = try SnapshotFile(store: store, path: path)
+            let saved = Lock<UInt64?>(nil)
+            // While the snapshot writes its temporary file (its state taken at the call),
+            // the app commits and the snapshot file saves that commit.
+            let options = SnapshotOptions(progress: { _ in
+                guard saved.withLock({ $0 }) == nil else { return }
+                do {
+                    try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved while the snapshot ran" } }
+                    let summary = try file.save()
+                    saved.withLock { $0 = summary.revision }
+                } catch {
+                    Issue.record("the save failed: \(error)")
+                }
+            })
+            var refused = false
+            do { try store.snapshot(to: path, options: options) } catch { refused = true }
+            let revision = try #require(saved.withLock { $0 })
+            // Either the snapshot refuses a file an open SnapshotFile is using (as the
+            // format document says), or the file still holds the completed save.
+            let title = try externalSQLite(path, "select title from books where id = 'b1'")
+            #expect(refused || title == "saved while the snapshot ran",
+                    "the save of revision \(revision) returned, then the snapshot replaced it with an older state: the file reads '\(title)'")
+            try file.close()
+        }
+    }
+}
+
+extension FaultInjectionTests {
+    @Suite("Review: kills")
+    struct ReviewKillTests {
+        @Test("killed after a save, with an older snapshot file for the same path released earlier: the save survives")
+        func killAfterReplacingASnapshotFile() throws {
+            try withTemporaryDirectory { url in
+                let directory = (url.path as NSString).resolvingSymlinksInPath
+                let path = directory + "/live.sqlite"
+                try FaultInjection.install()
+                let store = try populatedLibraryStore()
+                let first = try SnapshotFile(store: store, path: path)
+                var second: SnapshotFile? = try SnapshotFile(store: store, path: path)
+                try first.close()
+                try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved before the kill" } }
+                let summary = try second?.save()
+                // The process is killed: nothing more reaches the disk.
+                FaultInjection.arm(directory: directory, mode: .kill, at: 0)
+                second = nil
+                FaultInjection.disarm()
+                let reread = try EntityState.readSnapshot(from: path, schema: store.schema)
+                let survived = sameLibraryRows(reread, store.state)
+                #expect(survived, "save of revision \(summary?.revision ?? 0) returned but is lost after the kill")
+            }
+        }
+    }
+}
