@@ -92,6 +92,8 @@ public final class EntityStore: Sendable {
             var next = transaction.state
             next.revision = transaction.revision
             next.changeSet = context.isContinuation ? state.changeSet.merged(with: changeSet, in: next) : changeSet
+            next.changeSet.baseRevision = context.isContinuation ? state.changeSet.baseRevision : state.revision
+            next.identity.issue(next.revision)
             state = next
         }
     }

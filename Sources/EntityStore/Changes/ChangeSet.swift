@@ -10,6 +10,10 @@ public struct ChangeSet: Sendable {
     /// then empty and every table must be considered changed.
     public internal(set) var replacedAll = false
 
+    /// The revision of the state this change set leads from (for a batch, the state
+    /// before its first write); nil for a state no commit made.
+    var baseRevision: UInt64?
+
     /// An empty change set.
     public init() {}
 

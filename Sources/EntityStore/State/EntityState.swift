@@ -57,6 +57,19 @@ public struct EntityState: Sendable, Equatable {
         schema.positions[name].map { tables[$0].count }
     }
 
+    /// Whether this state's ``changeSet`` says exactly what changed since `previous`: true
+    /// for every commit made through the store's `write`, `batch` and `replaceAll`, and when
+    /// nothing changed; false when a commit through the raw `core` set the state to another
+    /// one (an undo to an earlier state, say), whose change set then describes some other
+    /// step. Someone who applies change sets elsewhere (an incremental save) must start over
+    /// from the whole state when it is false. O(1).
+    public func followsByChangeSet(_ previous: EntityState) -> Bool {
+        guard identity === previous.identity else { return false }
+        // The same revision is the same state (see `==`): nothing changed.
+        if revision == previous.revision { return true }
+        return revision > previous.revision && changeSet.baseRevision == previous.revision
+    }
+
     /// The revision that last changed the table named `name`, or nil if undeclared. O(1).
     public func version(ofTable name: String) -> UInt64? {
         schema.positions[name].map { tables[$0].version }
@@ -80,9 +93,11 @@ extension EntityState {
     /// Adopts `current`'s identity and the next revision, with a change set that marks
     /// every table as replaced; used to swap a restored state in.
     mutating func rebase(onto current: EntityState) {
-        let revision = current.revision + 1
+        let revision = current.identity.nextRevision(after: current.revision)
+        current.identity.issue(revision)
         var changeSet = ChangeSet()
         changeSet.replacedAll = true
+        changeSet.baseRevision = current.revision
         self = EntityState(schema: schema, tables: tables, identity: current.identity, revision: revision, changeSet: changeSet)
     }
 

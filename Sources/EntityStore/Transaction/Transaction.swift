@@ -16,7 +16,7 @@ public final class Transaction {
 
     init(state: EntityState) {
         self.state = state
-        self.revision = state.revision + 1
+        self.revision = state.identity.nextRevision(after: state.revision)
         self.trackers = Array(repeating: nil, count: state.tables.count)
     }
 

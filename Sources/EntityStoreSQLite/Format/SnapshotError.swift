@@ -29,6 +29,9 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(path: String, message: String)
     /// The file's app schema version is newer than the app's: written by a newer app.
     case newerAppSchema(found: Int, supported: Int)
+    /// A ``SnapshotFile`` of this process keeps the file at `path`: a snapshot written over
+    /// it would replace saves that file has made (or will make) with another state.
+    case fileInUse(path: String)
 
     /// Classifies an SQLite failure on the file at `path`: damage becomes
     /// ``corrupt(path:message:)``, no room ``diskFull(path:_:)``.
@@ -71,6 +74,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "'\(path)': \(message)"
         case .newerAppSchema(let found, let supported):
             "the snapshot's app schema version is \(found), but this app knows versions up to \(supported)"
+        case .fileInUse(let path):
+            "'\(path)' is kept by an open SnapshotFile: save through it, or close it before writing another snapshot there"
         }
     }
 }

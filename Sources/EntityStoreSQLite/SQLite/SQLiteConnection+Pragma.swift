@@ -31,6 +31,17 @@ extension SQLiteConnection {
         return statement.int64(at: 0) == 0
     }
 
+    /// Makes closing leave the write-ahead log and shared-memory files in place
+    /// (`SQLITE_FCNTL_PERSIST_WAL`). SQLite deletes them by name when the last connection
+    /// closes; for a connection whose file was replaced under the same path, those names
+    /// belong to the new file's log.
+    package func keepLogOnClose() throws(SQLiteError) {
+        let db = try handle.open()
+        var on: Int32 = 1
+        let rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+        guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil) }
+    }
+
     /// The database's size in bytes (pages times page size, the write-ahead log included).
     package var fileBytes: Int64 {
         get throws(SQLiteError) {

@@ -6,10 +6,13 @@ extension EntityState {
     /// The previous file at `path` is intact until that rename.
     /// - Throws: ``SnapshotError`` (unwritable directory, disk full, an entity that cannot
     ///   be stored ...); nothing is left behind on failure.
+    ///   ``SnapshotError/fileInUse(path:)`` if an open ``SnapshotFile`` of this process
+    ///   keeps `path` (its saves would be replaced by this state).
     /// - Complexity: O(n) in the rows of every table.
     @discardableResult
     public func writeSnapshot(to path: String, options: SnapshotOptions = SnapshotOptions()) throws(SnapshotError) -> SnapshotSummary {
-        try SnapshotWriter(state: self, options: options).write(to: path)
+        guard !OpenSnapshotFiles.isKept(path) else { throw .fileInUse(path: path) }
+        return try SnapshotWriter(state: self, options: options).write(to: path)
     }
 
     /// Reads the snapshot at `path` into a new state for `schema`, without a store.
@@ -26,6 +29,8 @@ extension EntityStore {
     ///
     /// It works from the immutable current state, so writers keep committing while it
     /// runs; the snapshot holds exactly the state at the call.
+    /// - Throws: ``SnapshotError``, ``SnapshotError/fileInUse(path:)`` if an open
+    ///   ``SnapshotFile`` of this process keeps `path`.
     /// - Complexity: O(n) in the rows of every table; commits are not blocked.
     @discardableResult
     public func snapshot(to path: String, options: SnapshotOptions = SnapshotOptions()) throws(SnapshotError) -> SnapshotSummary {
@@ -99,6 +104,8 @@ public enum Snapshot {
         do {
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
             let before = try SnapshotIdentity.check(connection)
+            // Before the upgrade writes to it: a write would run the file's triggers.
+            try SnapshotStructure.checkFile(connection)
             try FormatMigrator().migrate(connection)
             return (before, FormatMigrator.currentVersion)
         } catch let error as SnapshotError {

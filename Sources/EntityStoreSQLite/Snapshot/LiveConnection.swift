@@ -58,10 +58,18 @@ struct LiveConnection: @unchecked Sendable {
     /// Folds the log into the file, returns it to rollback mode and closes. Best effort
     /// for the mode switch: a reader holding the file open keeps it in WAL mode, which
     /// every SQLite reader handles.
-    func close() throws(SnapshotError) {
+    ///
+    /// If `path` names another file by now (a full snapshot replaced it), the connection
+    /// closes without touching anything by name: SQLite would otherwise delete `path-wal`
+    /// and `path-shm`, which are the new file's, with saves in them.
+    func close(path: String) throws(SnapshotError) {
         do {
-            _ = try connection.checkpointCompletely()
-            try? connection.setPragma("journal_mode", "DELETE")
+            if isCurrent(path: path) {
+                _ = try connection.checkpointCompletely()
+                try? connection.setPragma("journal_mode", "DELETE")
+            } else {
+                try connection.keepLogOnClose()
+            }
             try connection.close()
         } catch {
             throw SnapshotError(error, path: connection.path)

@@ -20,6 +20,10 @@ import StoreCore
 /// every page twice. Any SQLite reader sees the saved data meanwhile; ``close()`` (or
 /// releasing the object) folds the log back into the file, which is then again a single
 /// self-contained file in rollback mode.
+///
+/// While it exists, a plain snapshot to its path from this process is refused
+/// (``SnapshotError/fileInUse(path:)``): it would replace the saves made there. A file
+/// replaced by other means is noticed, and the next save writes a full snapshot.
 public final class SnapshotFile: Sendable {
     /// The snapshot file.
     public let path: String
@@ -31,20 +35,20 @@ public final class SnapshotFile: Sendable {
     /// Serializes saves and owns what they share.
     private let saver: Lock<Saver>
     private let hook: Observation
+    /// The path as recorded among those open snapshot files keep.
+    private let kept: OpenSnapshotFiles.Key?
 
-    /// One published transition: its change set, from the state at `from` to `to`.
+    /// One published transition: the revision it led to, and its change set if that says
+    /// exactly what changed (nil when the raw core set the state to another one).
     private struct ChangeRecord: Sendable {
-        let from: UInt64
         let to: UInt64
-        let changeSet: ChangeSet
+        let changeSet: ChangeSet?
     }
 
     /// What saves share, only touched with the saver lock held.
     private struct Saver: Sendable {
         /// The open connection (nil until opened, or after close or a failure).
         var live: LiveConnection?
-        /// The revision of the state the file holds.
-        var savedRevision: UInt64
         /// Set when a failed save may or may not have reached the file: the next save
         /// writes a full snapshot instead of changes on top of an unknown state.
         var fileIsUncertain = false
@@ -67,21 +71,29 @@ public final class SnapshotFile: Sendable {
         // is recorded, in publish order, and none before it.
         var initial: EntityState?
         self.hook = store.core.addPublishHook(startingWith: { initial = $0 }) { changes in
-            let record = ChangeRecord(from: changes.previous.revision, to: changes.current.revision, changeSet: changes.current.changeSet)
+            let current = changes.current
+            let record = ChangeRecord(to: current.revision, changeSet: current.followsByChangeSet(changes.previous) ? current.changeSet : nil)
             journal.withLock { $0.append(record) }
         }
         let state = initial ?? store.core.committedState
-        var saver = Saver(live: nil, savedRevision: state.revision)
-        if writeInitialSnapshot {
-            _ = try Self.writeFull(state, to: path, options: options, saver: &saver)
-        } else if FileSystem.exists(path) {
-            saver.live = try LiveConnection(path: path)
+        kept = OpenSnapshotFiles.retain(path)
+        var saver = Saver(live: nil)
+        do throws(SnapshotError) {
+            if writeInitialSnapshot {
+                _ = try Self.writeFull(state, to: path, options: options, saver: &saver)
+            } else if FileSystem.exists(path) {
+                saver.live = try LiveConnection(path: path)
+            }
+        } catch {
+            if let kept { OpenSnapshotFiles.release(kept) }
+            throw error
         }
         self.saver = Lock(saver)
     }
 
     deinit {
         try? close()
+        if let kept { OpenSnapshotFiles.release(kept) }
     }
 
     /// Folds the write-ahead log into the file and closes it, leaving one self-contained
@@ -89,7 +101,7 @@ public final class SnapshotFile: Sendable {
     public func close() throws(SnapshotError) {
         try saver.withLock { (saver: inout Saver) throws(SnapshotError) in
             guard let open = saver.live.take() else { return }
-            try open.close()
+            try open.close(path: path)
         }
     }
 
@@ -113,20 +125,22 @@ public final class SnapshotFile: Sendable {
             let start = ContinuousClock.now
             // Every transition up to this state was recorded when it was published.
             let state = store.core.committedState
+            // The transitions up to it: through the last one that led to it (revisions are
+            // never reused, so a later one leading to it again led to the same state).
             let records = journal.withLock { journal in
-                let due = journal.prefix { $0.to <= state.revision }
-                journal.removeFirst(due.count)
-                return Array(due)
+                let count = journal.lastIndex { $0.to == state.revision }.map { $0 + 1 } ?? 0
+                defer { journal.removeFirst(count) }
+                return Array(journal.prefix(count))
             }
             do {
                 if let open = saver.live, !open.isCurrent(path: path) {
                     // The file was removed or replaced: the connection writes a file no
                     // longer at `path`.
                     saver.live = nil
-                    try? open.close()
+                    try? open.close(path: path)
                     saver.fileIsUncertain = true
                 }
-                guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records, from: saver.savedRevision, to: state.revision)
+                guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records)
                 else {
                     return try Self.writeFull(state, to: path, options: options, saver: &saver)
                 }
@@ -135,7 +149,6 @@ public final class SnapshotFile: Sendable {
                     return try Self.writeFull(state, to: path, options: options, saver: &saver)
                 }
                 let counts = try IncrementalWriter(state: state, connection: connection, changeSets: changeSets).write()
-                saver.savedRevision = state.revision
                 return SnapshotSummary(
                     path: path, revision: state.revision, tables: counts, fileSize: FileSystem.size(of: path),
                     duration: ContinuousClock.now - start)
@@ -155,22 +168,22 @@ public final class SnapshotFile: Sendable {
     /// dropped (SQLite may have left it mid-transaction), and the file counts as uncertain.
     private func failed(_ error: any Error, records: [ChangeRecord], saver: inout Saver) -> SnapshotError {
         journal.withLock { $0.insert(contentsOf: records, at: 0) }
-        if let open = saver.live.take() { try? open.close() }
+        if let open = saver.live.take() { try? open.close(path: path) }
         saver.fileIsUncertain = true
         return (error as? SnapshotError) ?? .io(path: path, message: String(describing: error))
     }
 
-    /// The change sets leading from the saved revision to `target`, or nil when the
-    /// records do not form one unbroken chain between them.
-    private static func chain(_ records: [ChangeRecord], from saved: UInt64, to target: UInt64) -> [ChangeSet]? {
-        var cursor = saved
+    /// The change sets of the transitions since the saved state (each published right
+    /// after the one before, so they form one chain from it), or nil when one of them does
+    /// not say exactly what changed row by row (a restore, a state set by the raw core).
+    private static func chain(_ records: [ChangeRecord]) -> [ChangeSet]? {
         var changeSets: [ChangeSet] = []
-        for record in records where record.to > saved {
-            guard record.from == cursor, !record.changeSet.replacedAll else { return nil }
-            changeSets.append(record.changeSet)
-            cursor = record.to
+        changeSets.reserveCapacity(records.count)
+        for record in records {
+            guard let changeSet = record.changeSet, !changeSet.replacedAll else { return nil }
+            changeSets.append(changeSet)
         }
-        return cursor == target ? changeSets : nil
+        return changeSets
     }
 
     /// Replaces the file with a full snapshot of `state`, closing the open connection
@@ -178,10 +191,9 @@ public final class SnapshotFile: Sendable {
     private static func writeFull(
         _ state: EntityState, to path: String, options: SnapshotOptions, saver: inout Saver
     ) throws(SnapshotError) -> SnapshotSummary {
-        if let open = saver.live.take() { try? open.close() }
+        if let open = saver.live.take() { try? open.close(path: path) }
         saver.fileIsUncertain = true
         let summary = try SnapshotWriter(state: state, options: options, journalMode: .writeAheadLog).write(to: path)
-        saver.savedRevision = state.revision
         saver.fileIsUncertain = false
         saver.live = try LiveConnection(path: path)
         return summary

@@ -20,6 +20,8 @@ struct SnapshotReader {
         do { version = try SnapshotIdentity.check(connection) } catch let error as SnapshotError { throw error } catch let error as SQLiteError {
             throw SnapshotError(error, path: path)
         } catch { throw .notASnapshot(path: path, reason: String(describing: error)) }
+        // Before any migration writes to it: a write would run the file's triggers.
+        try SnapshotStructure.checkFile(connection)
         let storedAppVersion = try appSchemaVersion(connection)
         if version < FormatMigrator.currentVersion || storedAppVersion < options.appSchemaVersion {
             connection = try connect(.readWrite)

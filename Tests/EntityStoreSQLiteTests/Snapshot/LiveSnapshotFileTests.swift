@@ -117,8 +117,12 @@ struct LiveSnapshotFileTests {
     @Test func aFileReplacedUnderTheSamePathIsFollowed() throws {
         try withLiveFile { path, store, file in
             try store.write { tx in _ = try tx[books].update("b1") { $0.year = 1 } }
-            // Another full snapshot renamed over the path, behind the file's back.
-            try store.snapshot(to: path)
+            // Another full snapshot renamed over the path, behind the file's back (a plain
+            // snapshot to the path is refused while the file is open).
+            let other = path + ".other"
+            try store.snapshot(to: other)
+            #expect(rename(other, path) == 0)
+            #expect(throws: SnapshotError.fileInUse(path: path)) { try store.snapshot(to: path) }
             try store.write { tx in _ = try tx[books].update("b2") { $0.year = 2 } }
             try file.save()
             let back = try restored(from: path)

@@ -4,11 +4,11 @@ import Foundation
 import StoreCore
 import Testing
 
-/// Reproductions from the adversarial review of the persistence layer. Each test states
-/// the guarantee it checks; a failing test is a defect.
-@Suite("Review: incremental saves")
-struct ReviewSaveTests {
-    @Test("a state set back through the core, then written, is saved (revision reused)")
+/// Incremental saves whose bookkeeping could be fooled: a state set back through the raw
+/// core, two snapshot files on one path, a plain snapshot over a kept path.
+@Suite("Snapshot files: revisions, replaced files and kept paths")
+struct SnapshotFilePathTests {
+    @Test("a state set back through the core, then written, is saved (its revision is not reused)")
     func undoThenWriteReusesARevision() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("live.sqlite").path
@@ -62,42 +62,38 @@ func externalSQLite(_ path: String, _ sql: String) throws -> String {
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-extension ReviewSaveTests {
-    @Test("a snapshot to the path of an open snapshot file does not undo a save that completed meanwhile")
+extension SnapshotFilePathTests {
+    @Test("a snapshot to the path of an open snapshot file is refused, and the file keeps its saves")
     func snapshotOverAnOpenSnapshotFile() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("live.sqlite").path
             let store = try populatedLibraryStore()
             let file = try SnapshotFile(store: store, path: path)
-            let saved = Lock<UInt64?>(nil)
-            // While the snapshot writes its temporary file (its state taken at the call),
-            // the app commits and the snapshot file saves that commit.
-            let options = SnapshotOptions(progress: { _ in
-                guard saved.withLock({ $0 }) == nil else { return }
-                do {
-                    try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved while the snapshot ran" } }
-                    let summary = try file.save()
-                    saved.withLock { $0 = summary.revision }
-                } catch {
-                    Issue.record("the save failed: \(error)")
-                }
-            })
-            var refused = false
-            do { try store.snapshot(to: path, options: options) } catch { refused = true }
-            let revision = try #require(saved.withLock { $0 })
-            // Either the snapshot refuses a file an open SnapshotFile is using (as the
-            // format document says), or the file still holds the completed save.
-            let title = try externalSQLite(path, "select title from books where id = 'b1'")
-            #expect(refused || title == "saved while the snapshot ran",
-                    "the save of revision \(revision) returned, then the snapshot replaced it with an older state: the file reads '\(title)'")
+            try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved" } }
+            try file.save()
+            // A snapshot of another state (another store's, or this one's taken earlier)
+            // would replace the completed save.
+            let other = try populatedLibraryStore()
+            #expect(throws: SnapshotError.fileInUse(path: path)) { try other.snapshot(to: path) }
+            let spelledOtherwise = directory.appendingPathComponent("./sub/../live.sqlite").path
+            try FileManager.default.createDirectory(atPath: directory.appendingPathComponent("sub").path, withIntermediateDirectories: true)
+            #expect(throws: SnapshotError.self) { try other.state.writeSnapshot(to: spelledOtherwise) }
+            #expect(try externalSQLite(path, "select title from books where id = 'b1'") == "saved")
             try file.close()
+            // Closed, it no longer keeps the path once released.
+        }
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("live.sqlite").path
+            let store = try populatedLibraryStore()
+            do { _ = try SnapshotFile(store: store, path: path) }
+            try store.snapshot(to: path)
         }
     }
 }
 
 extension FaultInjectionTests {
-    @Suite("Review: kills")
-    struct ReviewKillTests {
+    @Suite("Kills after a snapshot file was replaced")
+    struct ReplacedSnapshotFileKillTests {
         @Test("killed after a save, with an older snapshot file for the same path released earlier: the save survives")
         func killAfterReplacingASnapshotFile() throws {
             try withTemporaryDirectory { url in

@@ -3,9 +3,9 @@ import EntityStoreSQLite
 import Foundation
 import Testing
 
-/// Reproductions from the adversarial review: hostile files and readers.
-@Suite("Review: hostile files and readers")
-struct ReviewHostileTests {
+/// A restore that migrates a file writes to it: the file is checked first.
+@Suite("Migrations never run a hostile file's triggers")
+struct MigrationTriggerTests {
     @Test("a restore with an app schema version refuses a trigger before it can run")
     func triggerRunsDuringAnAppVersionBump() throws {
         try withTemporaryDirectory { directory in
