@@ -7,6 +7,7 @@ struct EntityStoreTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "entity-store",
         abstract: "Build, inspect and query EntityStore snapshots.",
+        version: ToolVersion.description,
         subcommands: [
             DemoCommand.self, ImportCommand.self, ExportCommand.self, InspectCommand.self, VerifyCommand.self,
             QueryCommand.self, DiffCommand.self, MigrateCommand.self,

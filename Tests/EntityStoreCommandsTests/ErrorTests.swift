@@ -33,7 +33,10 @@ struct BadInput: CustomTestStringConvertible, Sendable {
                  mentions: ["malformed JSON"]),
         BadInput(name: "deeply nested objects", content: String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000),
                  mentions: ["malformed JSON"]),
-        BadInput(name: "NaN", content: #"{"books": [{"id": 1, "x": NaN}]}"#, mentions: ["malformed JSON"]),
+        BadInput(name: "NaN", content: #"{"books": [{"id": 1, "x": NaN}]}"#, mentions: ["malformed JSON", "NaN", "write null"]),
+        BadInput(name: "-Infinity", content: #"{"books": [{"id": 1, "x": -Infinity}]}"#, mentions: ["-Infinity", "write null"]),
+        BadInput(name: "an integer beyond 64 bits", content: #"{"books": [{"id": 1, "x": 12345678901234567890}]}"#,
+                 mentions: ["12345678901234567890", "64 bits", "string"]),
         BadInput(name: "invalid UTF-8", content: "", mentions: ["malformed JSON"],
                  raw: Array(#"{"books": [{"id": 1, "x": ""#.utf8) + [0xC3, 0x28, 0xFF] + Array(#""}]}"#.utf8)),
     ]

@@ -187,10 +187,9 @@ struct HappyPathTests {
             let limited = run(["query", snapshot, "books", "--limit", "2"])
             #expect(try limited.outputLines.map { try parseJSON($0)["id"] } == [.integer(10), .integer(11)])
 
-            let none = run(["query", snapshot, "books", "--id", "99"])
-            #expect(none.status == 0, "\(none)")
-            #expect(none.stdout.isEmpty)
-            #expect(run(["query", snapshot, "books", "--id", "99", "--json"]).stdout == "[]\n")
+            // A missing id is an error; conditions that match nothing are an empty answer.
+            expectFailure(run(["query", snapshot, "books", "--id", "99"]), mentioning: ["no record with id 99 in 'books'"])
+            #expect(run(["query", snapshot, "books", "--where", "author=12345", "--json"]).stdout == "[]\n")
         }
     }
 

@@ -44,7 +44,7 @@ let trickyJSON = #"""
       "values": [
         {"id": 3, "two": 2.0, "one": 1, "minusZero": -0.0, "zero": 0, "tenth": 0.1, "third": 0.3333333333333333,
          "tiny": 5e-324, "huge": 1.7976931348623157e308, "exponent": 1e3, "negative": -42,
-         "max": 9223372036854775807, "min": -9223372036854775808, "beyond": 9223372036854775808,
+         "max": 9223372036854775807, "min": -9223372036854775808, "beyond": 9223372036854775808.0,
          "yes": true, "no": false, "nothing": null},
         {"id": 1, "two": 2, "one": 1.0, "text": "2.0", "nothing": "null"},
         {"id": -9223372036854775808, "note": "the smallest id"},

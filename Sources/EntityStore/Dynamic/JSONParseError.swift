@@ -10,6 +10,11 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case leadingZero
         /// A number is too large in magnitude for a `Double`.
         case numberOutOfRange(String)
+        /// An integer (no fraction, no exponent) does not fit in 64 bits; reading it as a
+        /// double would silently change it.
+        case integerOutOfRange(String)
+        /// `NaN` or an infinity, which JSON cannot spell.
+        case nonFiniteNumber(String)
         /// A backslash is followed by `found`, which is not an escape character.
         case invalidEscape(found: String)
         /// A `\u` escape names half of a UTF-16 surrogate pair without its other half.
@@ -52,6 +57,10 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
             "numbers must not have leading zeros"
         case .numberOutOfRange(let text):
             "number \(text) is out of the range of a double"
+        case .integerOutOfRange(let text):
+            "integer \(text) does not fit in 64 bits; write it as a string (\"\(text)\") to keep it exactly"
+        case .nonFiniteNumber(let text):
+            "\(text) is not a JSON number; write null for a missing or undefined value"
         case .invalidEscape(let found):
             "invalid escape \\\(found), expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
         case .loneSurrogate(let unit):

@@ -76,14 +76,33 @@ struct JSONParser {
         case ASCII.lowercaseF:
             try expectLiteral("false")
             return .bool(false)
-        case ASCII.lowercaseN:
+        case ASCII.lowercaseN where nonFiniteLiteral() == nil:
             try expectLiteral("null")
             return .null
-        case ASCII.minus, ASCII.zero...ASCII.nine:
+        case ASCII.minus where nonFiniteLiteral() == nil, ASCII.zero...ASCII.nine:
             return try parseNumber()
         default:
+            // NaN and Infinity are common in data written by other tools, and not JSON.
+            if let literal = nonFiniteLiteral() { throw error(.nonFiniteNumber(literal), at: index) }
             throw error(.unexpectedCharacter(found: describe(bytes[index]), expected: "a JSON value"), at: index)
         }
+    }
+
+    /// The spelling of NaN or an infinity (`NaN`, `-Infinity`, `inf`, any case) that starts
+    /// at the current position, or nil.
+    private func nonFiniteLiteral() -> String? {
+        for literal in ["-infinity", "infinity", "-inf", "inf", "nan"] {
+            let utf8 = Array(literal.utf8)
+            guard end - index >= utf8.count else { continue }
+            let matches = (0..<utf8.count).allSatisfy { offset in
+                let byte = bytes[index + offset]
+                return (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) == utf8[offset]
+            }
+            if matches {
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<(index + utf8.count)]), as: UTF8.self)
+            }
+        }
+        return nil
     }
 
     // MARK: Containers
@@ -231,6 +250,8 @@ struct JSONParser {
             }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        // A double would silently lose digits of an integer this large.
+        if isInteger { throw error(.integerOutOfRange(text), at: start) }
         guard let value = Double(text), value.isFinite else {
             throw error(.numberOutOfRange(text), at: start)
         }

@@ -10,7 +10,8 @@ import Synchronization
 public struct DemoCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Generate a normalized dataset in memory and show indexes, queries and derived queries at work.")
+        abstract: "Generate a normalized dataset in memory and show indexes, queries and derived queries at work.",
+        discussion: "Example: entity-store demo --size 10000")
 
     /// The number of entities to generate.
     @Option(name: .long, help: "Number of entities to generate (authors, books and reviews together).")

@@ -7,7 +7,7 @@ public struct DiffCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare two snapshots: per table, the ids added, removed and changed from A to B.",
-        discussion: "Exit status 0 either way; --json prints {\"tables\": {NAME: {\"added\": [...], \"removed\": [...], \"changed\": [...]}}}.")
+        discussion: "Exit status 0 either way; --json prints {\"tables\": {NAME: {\"added\": [...], \"removed\": [...], \"changed\": [...]}}}.\n\nExample: entity-store diff monday.sqlite tuesday.sqlite --json")
 
     @Argument(help: "The first snapshot.")
     var first: String

@@ -8,7 +8,7 @@ public struct ExportCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a snapshot's records as JSON (one object of tables) or NDJSON (one file per table).",
-        discussion: "Records are ordered by id. `import` then `export` is lossless.")
+        discussion: "Records are ordered by id. `import` then `export` is lossless.\n\nExample: entity-store export flights.sqlite --format ndjson --output flights-export")
 
     /// Output formats.
     enum Format: String, ExpressibleByArgument, CaseIterable {

@@ -12,7 +12,11 @@ public struct ImportCommand: ParsableCommand {
             INPUT is a JSON file holding one object that maps table names to arrays of records, \
             or a directory of <table>.json (an array) and <table>.ndjson (one record per line) files. \
             Every record is an object with an integer or string "id", unique within its table. \
-            Types are kept exactly: integers, doubles (2.0 stays 2.0), booleans, strings, nested values, null.
+            Types are kept exactly: integers, doubles (2.0 stays 2.0), booleans, strings, nested values, null. \
+            An integer beyond 64 bits is refused (quote it to keep it as a string), and NaN or Infinity too (write null).
+
+            Example: entity-store import flights/ --output flights.sqlite --index flights.carrier=grouped \
+            --relation flights.carrier=airlines
             """)
 
     @Argument(help: "A JSON file or a directory of .json/.ndjson files.")
@@ -35,12 +39,20 @@ public struct ImportCommand: ParsableCommand {
         try OutputFile.checkWritable(output, force: force)
         let dataset = try DatasetReader(path: input)
         let names = dataset.tables.keys.sorted()
-        let schema = try schemaOptions.schema(for: names)
+        var fields: [String: TableFields] = [:]
+        for name in names { fields[name] = TableFields(records: dataset.tables[name] ?? [], table: name) }
+        let schema = try schemaOptions.schema(for: names, fields: fields)
         let state = try reportingFailures(input) {
             try EntityState.build(schema: schema) { tx in
                 for name in names {
                     try tx[Table<DynamicRecord>(name)].insert(contentsOf: dataset.tables[name] ?? [])
                 }
+            }
+        }
+        if !schemaOptions.allowDangling {
+            for relation in schemaOptions.declaredRelations {
+                let dangling = DanglingReferences(state, table: relation.table, field: relation.field, target: relation.target)
+                if let message = dangling.message { throw CommandFailure("\(input): \(message); pass --allow-dangling to import them as they are") }
             }
         }
         let bar = ProgressBar("import", quiet: quiet)

@@ -7,7 +7,8 @@ import Foundation
 public struct InspectCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Describe a snapshot: versions, tables with row counts, columns and kinds, indexes, relations, file size.")
+        abstract: "Describe a snapshot: versions, tables with row counts, columns and kinds, indexes, relations, file size.",
+        discussion: "Example: entity-store inspect flights.sqlite --json")
 
     @Argument(help: "The snapshot file.")
     var snapshot: String

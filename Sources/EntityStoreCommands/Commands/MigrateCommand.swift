@@ -5,7 +5,8 @@ import EntityStoreSQLite
 public struct MigrateCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Upgrade an older snapshot to the current format in place; each step is atomic.")
+        abstract: "Upgrade an older snapshot to the current format in place; each step is atomic.",
+        discussion: "Example: entity-store migrate old.sqlite")
 
     @Argument(help: "The snapshot file.")
     var snapshot: String

@@ -11,6 +11,8 @@ public struct QueryCommand: ParsableCommand {
         discussion: """
             VALUE is read as JSON when it parses as JSON (genre=1 is the integer 1, name="AC/DC" a string) \
             and as a plain string otherwise (name=AC/DC). Records print one JSON object per line, ordered by id.
+
+            Example: entity-store query flights.sqlite flights --where carrier=UA --count
             """)
 
     @Argument(help: "The snapshot file.")
@@ -28,7 +30,8 @@ public struct QueryCommand: ParsableCommand {
     @Flag(help: "Print the number of matching records alone.")
     var count = false
 
-    @Option(help: "At most this many records.")
+    // Unconditional, so that `--limit -1` reaches validation instead of reading as an option.
+    @Option(parsing: .unconditional, help: "At most this many records.")
     var limit: Int?
 
     @Flag(help: "Print a JSON array instead of one record per line.")
@@ -43,7 +46,7 @@ public struct QueryCommand: ParsableCommand {
     public init() {}
 
     public mutating func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if let limit, limit < 0 { throw ValidationError("--limit \(limit): the number of records must be 0 or more") }
         for condition in conditions where !condition.contains("=") || condition.hasPrefix("=") {
             throw ValidationError("--where \(condition): expected FIELD=VALUE")
         }
@@ -55,18 +58,23 @@ public struct QueryCommand: ParsableCommand {
     }
 
     public func run() throws {
-        let store = try restoreDynamic(snapshot, quiet: quiet)
-        guard store.state.tableNames.contains(table) else {
-            throw CommandFailure("\(snapshot): no table '\(table)' (tables: \(store.state.tableNames.joined(separator: ", ")))")
+        // Table and fields are checked on the metadata, before the snapshot is read.
+        let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
+        let fields = try TableFields(table, in: metadata, snapshot: snapshot)
+        let parsed = try conditions.map { condition in
+            let equals = condition.firstIndex(of: "=") ?? condition.endIndex
+            let field = String(condition[..<equals])
+            try fields.check(field, option: "--where \(condition)")
+            let value = equals < condition.endIndex ? String(condition[condition.index(after: equals)...]) : ""
+            return (field: field, value: Self.value(value))
         }
+        let store = try restoreDynamic(snapshot, quiet: quiet)
         var query = store.state[Table<DynamicRecord>(table)].query()
         if let id {
             query = query.where(field: "id", equals: Self.value(id))
         }
-        for condition in conditions {
-            guard let equals = condition.firstIndex(of: "=") else { continue }
-            let field = String(condition[..<equals])
-            query = query.where(field: field, equals: Self.value(String(condition[condition.index(after: equals)...])))
+        for condition in parsed {
+            query = query.where(field: condition.field, equals: condition.value)
         }
         if explain {
             var standardError = StandardError()
@@ -77,6 +85,9 @@ public struct QueryCommand: ParsableCommand {
             return
         }
         var records = query.results.sorted { $0.id < $1.id }
+        if let id, records.isEmpty {
+            throw CommandFailure("no record with id \(Echo.summary(Self.value(id))) in \(Echo.name(table))")
+        }
         if let limit { records = Array(records.prefix(limit)) }
         if json {
             print(JSONValue.array(records.map(\.jsonValue)).serialized())

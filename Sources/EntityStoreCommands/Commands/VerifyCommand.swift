@@ -5,7 +5,8 @@ import EntityStoreSQLite
 public struct VerifyCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check a snapshot: integrity, metadata, row counts, kinds, relations. Exit 0 if sound, 1 if not.")
+        abstract: "Check a snapshot: integrity, metadata, row counts, kinds, relations. Exit 0 if sound, 1 if not.",
+        discussion: "Example: entity-store verify flights.sqlite")
 
     @Argument(help: "The snapshot file.")
     var snapshot: String

@@ -11,8 +11,20 @@ struct SchemaOptions: ParsableArguments {
         "Declare a relation: TABLE.FIELD=TARGET[:cascade|nullify|restrict|none] (repeatable).", valueName: "table.field=target"))
     var relations: [String] = []
 
-    /// The dynamic tables for `tableNames`, with the declared indexes and relations.
-    func schema(for tableNames: [String]) throws -> Schema {
+    @Flag(help: "Write the snapshot even if a declared relation has references to missing records (by default they are listed and the import fails).")
+    var allowDangling = false
+
+    /// The declared relations as (table, field, target table).
+    var declaredRelations: [(table: String, field: String, target: String)] {
+        relations.compactMap { option in
+            guard let (table, field, value) = try? Self.split(option, "--relation") else { return nil }
+            return (table, field, String(value.split(separator: ":", maxSplits: 1).first ?? ""))
+        }
+    }
+
+    /// The dynamic tables for `tableNames`, with the declared indexes and relations; a
+    /// field an option names must be one of `fields` of its table, when given.
+    func schema(for tableNames: [String], fields: [String: TableFields] = [:]) throws -> Schema {
         var tables: [String: Table<DynamicRecord>] = [:]
         for name in tableNames { tables[name] = Table<DynamicRecord>(name) }
         for option in indexes {
@@ -21,6 +33,7 @@ struct SchemaOptions: ParsableArguments {
                 throw ValidationError("--index \(option): the kind must be unique, grouped or ordered")
             }
             guard let declared = tables[table] else { throw ValidationError("--index \(option): there is no table '\(table)'") }
+            try fields[table]?.check(field, option: "--index \(option)")
             tables[table] = declared.index(kind, field: field)
         }
         for option in relations {
@@ -33,6 +46,7 @@ struct SchemaOptions: ParsableArguments {
             guard let declared = tables[table], let target = tables[parts[0]] else {
                 throw ValidationError("--relation \(option): both '\(table)' and '\(parts[0])' must be imported tables")
             }
+            try fields[table]?.check(field, option: "--relation \(option)")
             tables[table] = declared.references(field: field, to: target, onDelete: rule)
         }
         return try Schema(tableNames.compactMap { tables[$0] })

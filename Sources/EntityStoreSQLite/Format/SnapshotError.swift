@@ -33,10 +33,13 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// it would replace saves that file has made (or will make) with another state.
     case fileInUse(path: String)
 
-    /// Classifies an SQLite failure on the file at `path`: damage becomes
+    /// Classifies an SQLite failure on the file at `path`: a file that does not start with
+    /// SQLite's header is ``notASnapshot(path:reason:)``, other damage
     /// ``corrupt(path:message:)``, no room ``diskFull(path:_:)``.
     package init(_ error: SQLiteError, path: String) {
-        self = if error.isCorrupt {
+        self = if error.code == SQLiteError.notADatabase, !FileSystem.hasSQLiteHeader(path) {
+            .notASnapshot(path: path, reason: "it is not an SQLite database")
+        } else if error.isCorrupt {
             .corrupt(path: path, message: error.message)
         } else if error.isFull {
             .diskFull(path: path, error)

@@ -79,7 +79,7 @@ public enum Snapshot {
     /// relations); the file is not changed, so an older format reports its own version.
     public static func metadata(at path: String) throws(SnapshotError) -> SnapshotMetadata {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
-        guard !FileSystem.isDirectory(path) else { throw .notASnapshot(path: path, reason: "it is a directory") }
+        if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
         do {
             let connection = try SQLiteConnection.openSnapshotForReading(path)
             return try SnapshotMetadata.read(connection)

@@ -12,6 +12,34 @@ enum FileSystem {
         FileManager.default.fileExists(atPath: path)
     }
 
+    /// What the existing path is when it is not a regular file ("a directory", "a FIFO",
+    /// ...), or nil for a regular file or a missing path. SQLite would block forever
+    /// opening a FIFO, so readers refuse anything but a regular file up front.
+    static func nonRegularKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Whether the file at `path` starts with the 16-byte header of every SQLite database
+    /// ("SQLite format 3" and a NUL): telling a damaged database from some other file.
+    static func hasSQLiteHeader(_ path: String) -> Bool {
+        // Non-blocking: the path may name a FIFO, whose open and read would wait forever.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 16) }
+        return count == 16 && header == Array("SQLite format 3\u{0}".utf8)
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue

@@ -14,7 +14,7 @@ struct SnapshotReader {
     /// each in its own transaction), and reads its metadata.
     func open() throws(SnapshotError) -> (SQLiteConnection, SnapshotMetadata) {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
-        guard !FileSystem.isDirectory(path) else { throw .notASnapshot(path: path, reason: "it is a directory") }
+        if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
         var connection = try connect(.readOnly)
         let version: Int
         do { version = try SnapshotIdentity.check(connection) } catch let error as SnapshotError { throw error } catch let error as SQLiteError {

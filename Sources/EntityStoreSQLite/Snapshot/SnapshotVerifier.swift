@@ -36,7 +36,7 @@ extension Snapshot {
         let connection: SQLiteConnection
         do {
             guard FileSystem.exists(path) else { throw SnapshotError.fileNotFound(path: path) }
-            guard !FileSystem.isDirectory(path) else { throw SnapshotError.notASnapshot(path: path, reason: "it is a directory") }
+            if let kind = FileSystem.nonRegularKind(path) { throw SnapshotError.notASnapshot(path: path, reason: "it is \(kind)") }
             connection = try SQLiteConnection.openSnapshotForReading(path)
             let integrity = try connection.integrityCheck()
             if !integrity.isEmpty {

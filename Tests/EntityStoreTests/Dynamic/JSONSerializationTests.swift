@@ -37,9 +37,8 @@ struct JSONSerializationTests {
         ("1e-2", .double(0.01)),
         ("-9223372036854775808", .integer(Int64.min)),
         ("9223372036854775807", .integer(Int64.max)),
-        ("9223372036854775808", .double(9_223_372_036_854_775_808.0)),
-        ("-9223372036854775809", .double(-9_223_372_036_854_775_809.0)),
-        ("123456789012345678901234567890", .double(1.2345678901234568e29)),
+        ("9223372036854775808.0", .double(9_223_372_036_854_775_808.0)),
+        ("1.2345678901234568e29", .double(1.2345678901234568e29)),
         ("1e-400", .double(0)),
         ("true", .bool(true)),
         ("\"\\u00e9\\ud83d\\ude00\\/\"", .string("é😀/")),
@@ -52,12 +51,16 @@ struct JSONSerializationTests {
         #expect(try JSONValue(parsing: value.serialized()) == value)
     }
 
-    @Test("-0.0 stays a negative-zero double and 9223372036854775808 prints as a double")
+    @Test("-0.0 stays a negative-zero double; an integer beyond 64 bits is refused, never rounded to a double")
     func signAndOverflow() throws {
         let negativeZero = try JSONValue(parsing: "-0.0")
         #expect(negativeZero.doubleValue?.sign == .minus)
         #expect(negativeZero.serialized() == "-0.0")
-        #expect(try JSONValue(parsing: "9223372036854775808").serialized() == "9.223372036854776e+18")
+        for text in ["9223372036854775808", "-9223372036854775809", "123456789012345678901234567890"] {
+            #expect(throws: JSONParseError(reason: .integerOutOfRange(text), line: 1, column: 1, byteOffset: 0)) {
+                try JSONValue(parsing: text)
+            }
+        }
     }
 
     @Test("a repeated object key keeps the last value")
