@@ -10,8 +10,8 @@ struct ExportDirectoryTests {
     @Test func withoutAnAtomicExchangeAPreviousExportIsStillReplaced() throws {
         try withScratch { scratch in
             let output = try OutputPath(scratch.path("out") + "/", isDirectory: true)
-            let first = [(name: "a", records: [DynamicRecord(id: .integer(1))])]
-            let second = [(name: "b", records: [DynamicRecord(id: .string("x"), fields: ["n": .integer(2)])])]
+            let first = [ExportDirectory.TableExport(name: "a", fields: [], records: [DynamicRecord(id: .integer(1))])]
+            let second = [ExportDirectory.TableExport(name: "b", fields: ["n"], records: [DynamicRecord(id: .string("x"), fields: ["n": .integer(2)])])]
             try ExportDirectory.write(first, to: output, force: false)
             #expect(scratch.contents("out") == [".entity-store-export", "a.ndjson"])
             var exchanges = 0

@@ -3,16 +3,22 @@ import EntityStore
 import EntityStoreSQLite
 import Foundation
 
-/// `entity-store export SNAPSHOT`: the snapshot's records as JSON or NDJSON.
+/// `entity-store export SNAPSHOT`: the snapshot's records as JSON, NDJSON or CSV.
 public struct ExportCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a snapshot's records as JSON (one object of tables) or NDJSON (one file per table).",
-        discussion: "Records are ordered by id. `import` then `export` is lossless.\n\nExample: entity-store export flights.sqlite --format ndjson --output flights-export")
+        abstract: "Export a snapshot's records as JSON (one object of tables), or NDJSON or CSV (one file per table).",
+        discussion: """
+            Records are ordered by id. `import` then `export` is lossless for JSON and NDJSON. CSV columns are id, \
+            then the fields in the snapshot's column order; null and an absent field are both an empty cell, nested \
+            values JSON text.
+
+            Example: entity-store export flights.sqlite --format csv --output flights-csv
+            """)
 
     /// Output formats.
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json, ndjson
+        case json, ndjson, csv
     }
 
     @Argument(help: "The snapshot file.")
@@ -21,7 +27,7 @@ public struct ExportCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write here instead of standard output (a directory for ndjson).")
     var output: String?
 
-    @Option(help: "json or ndjson.")
+    @Option(help: "json, ndjson or csv.")
     var format: Format = .json
 
     @Flag(help: "Replace the output if it exists: a file, or for ndjson only a directory that an ndjson export wrote.")
@@ -33,8 +39,8 @@ public struct ExportCommand: ParsableCommand {
     public init() {}
 
     public mutating func validate() throws {
-        if format == .ndjson, output == nil {
-            throw ValidationError("--format ndjson writes one file per table: give --output DIRECTORY")
+        if format != .json, output == nil {
+            throw ValidationError("--format \(format.rawValue) writes one file per table: give --output DIRECTORY")
         }
     }
 
@@ -43,15 +49,17 @@ public struct ExportCommand: ParsableCommand {
         if let output {
             switch format {
             case .json: try OutputFile.checkWritable(output, force: force)
-            case .ndjson: _ = try ExportDirectory.check(try OutputPath(output, isDirectory: true), force: force)
+            case .ndjson, .csv: _ = try ExportDirectory.check(try OutputPath(output, isDirectory: true), force: force)
             }
         }
+        let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
         let store = try restoreDynamic(snapshot, quiet: quiet)
         let state = store.state
-        var tables: [(name: String, records: [DynamicRecord])] = []
+        var tables: [ExportDirectory.TableExport] = []
         for name in state.tableNames {
             let records = state[Table<DynamicRecord>(name)].sorted { $0.id < $1.id }
-            tables.append((name, records))
+            let fields = metadata.table(named: name)?.columns.map(\.name).filter { $0 != "id" } ?? []
+            tables.append(ExportDirectory.TableExport(name: name, fields: fields, records: records))
         }
         switch format {
         case .json:
@@ -70,18 +78,19 @@ public struct ExportCommand: ParsableCommand {
             } else {
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
-        case .ndjson:
+        case .ndjson, .csv:
             guard let output else { return }
             try writeDirectory(tables, to: output)
         }
     }
 
-    /// Writes one `<table>.ndjson` file per table into the export directory `output`.
-    private func writeDirectory(_ tables: [(name: String, records: [DynamicRecord])], to output: String) throws {
+    /// Writes one `<table>.ndjson` or `<table>.csv` file per table into the export directory `output`.
+    private func writeDirectory(_ tables: [ExportDirectory.TableExport], to output: String) throws {
         // A table name becomes a file name: one with a slash would land elsewhere ("../x").
         if let unfit = tables.first(where: { $0.name.contains("/") || $0.name.contains("\0") }) {
             throw CommandFailure("'\(output)': table \(Echo.name(unfit.name)) cannot be named by a file; export it with --format json")
         }
-        try ExportDirectory.write(tables, to: try OutputPath(output, isDirectory: true), force: force)
+        try ExportDirectory.write(
+            tables, format: format == .csv ? .csv : .ndjson, to: try OutputPath(output, isDirectory: true), force: force)
     }
 }

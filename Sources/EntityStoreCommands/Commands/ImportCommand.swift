@@ -7,11 +7,14 @@ import Foundation
 public struct ImportCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import JSON or NDJSON records into a new snapshot.",
+        abstract: "Import JSON, NDJSON or CSV records into a new snapshot.",
         discussion: """
             INPUT is a JSON file holding one object that maps table names to arrays of records, \
-            or a directory of <table>.json (an array) and <table>.ndjson (one record per line) files. \
-            Every record is an object with an integer or string "id", unique within its table. \
+            a <table>.csv file, or a directory of <table>.json (an array), <table>.ndjson (one record per line) \
+            and <table>.csv files. Every record has an integer or string "id", unique within its table. \
+            A CSV file starts with a header row (RFC 4180 quoting); each column's kind is inferred from all its \
+            values: integer, double, bool (true/false), else string; an empty field is null. --types overrides \
+            a kind, --null adds texts read as null (e.g. NA), --id names the id column. \
             Types are kept exactly: integers, doubles (2.0 stays 2.0), booleans, strings, nested values, null. \
             An integer beyond 64 bits is refused (quote it to keep it as a string), and NaN or Infinity too (write null).
 
@@ -33,11 +36,16 @@ public struct ImportCommand: ParsableCommand {
 
     @OptionGroup var schemaOptions: SchemaOptions
 
+    @Option(help: "CSV: the table a single CSV file fills (default: the file's base name).")
+    var table: String?
+
+    @OptionGroup var csvOptions: CSVImportOptions
+
     public init() {}
 
     public func run() throws {
         try OutputFile.checkWritable(output, force: force)
-        let dataset = try DatasetReader(path: input)
+        let dataset = try DatasetReader(path: input, csv: csvOptions, csvTable: table)
         let names = dataset.tables.keys.sorted()
         var fields: [String: TableFields] = [:]
         for name in names { fields[name] = TableFields(records: dataset.tables[name] ?? [], table: name) }

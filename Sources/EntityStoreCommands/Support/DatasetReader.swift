@@ -10,17 +10,22 @@ import Darwin
 #endif
 
 /// Reads an import input into dynamic records by table: a JSON file holding one object
-/// that maps table names to arrays of records, or a directory of `<table>.json` (an array)
-/// and `<table>.ndjson` (one record per line) files. Every record must be an object with
-/// an integer or string `id`, unique within its table, and one table's IDs all of one kind.
+/// that maps table names to arrays of records, one CSV file, or a directory of
+/// `<table>.json` (an array), `<table>.ndjson` (one record per line) and `<table>.csv`
+/// (a header row, then one record per row) files. Every record must have an integer or
+/// string `id`, unique within its table, and one table's IDs all of one kind.
 struct DatasetReader {
     /// The records of each table, in input order.
     private(set) var tables: [String: [DynamicRecord]] = [:]
     private var sources: [String: String] = [:]
+    /// The kind each column of a CSV table was read as.
+    private(set) var kinds: [String: [String: CSVColumnKind]] = [:]
 
     /// Reads `path`, a file or a directory.
     /// - Throws: ``CommandFailure`` naming the file, the table, the record and the problem.
-    init(path: String, progress: ProgressBar? = nil) throws {
+    /// `csv` says how CSV files become records; `csvTable` names the table of a single
+    /// CSV file (by default its base name).
+    init(path: String, csv: CSVImportOptions = CSVImportOptions(), csvTable: String? = nil) throws {
         let info: FileInfo?
         do { info = try FileInfo.following(path) } catch { throw CommandFailure("'\(path)': \(error)") }
         guard let info else { throw CommandFailure("'\(path)': no such file or directory") }
@@ -30,8 +35,8 @@ struct DatasetReader {
                 throw CommandFailure("'\(path)': cannot list the directory: \(error)")
             }
             let names = entries.compactMap { $0 }.sorted()
-            let inputs = names.filter { $0.hasSuffix(".json") || $0.hasSuffix(".ndjson") }
-            guard !inputs.isEmpty else { throw CommandFailure("'\(path)': no .json or .ndjson files in the directory") }
+            let inputs = names.filter { $0.hasSuffix(".json") || $0.hasSuffix(".ndjson") || $0.hasSuffix(".csv") }
+            guard !inputs.isEmpty else { throw CommandFailure("'\(path)': no .json, .ndjson or .csv files in the directory") }
             for name in inputs {
                 let file = (path as NSString).appendingPathComponent(name)
                 let table = (name as NSString).deletingPathExtension
@@ -40,6 +45,8 @@ struct DatasetReader {
                 }
                 if name.hasSuffix(".ndjson") {
                     try readLines(file, table: table)
+                } else if name.hasSuffix(".csv") {
+                    try readCSV(file, table: table, options: csv.options(for: table))
                 } else {
                     guard case let .array(records) = try Self.parse(file) else {
                         throw CommandFailure("'\(file)': expected a JSON array of records for table \(Echo.name(table))")
@@ -48,6 +55,10 @@ struct DatasetReader {
                 }
                 sources[table] = file
             }
+        } else if path.hasSuffix(".csv") {
+            let table = csvTable ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            try readCSV(path, table: table, options: csv.options(for: table))
+            sources[table] = path
         } else {
             guard case let .object(object) = try Self.parse(path) else {
                 throw CommandFailure("'\(path)': expected a JSON object mapping table names to arrays of records")
@@ -69,13 +80,13 @@ struct DatasetReader {
         do {
             guard let info = try FileInfo.following(file) else { throw SystemError(ENOENT) }
             guard info.kind == .regular else {
-                throw CommandFailure("'\(file)': not a regular file (\(info.kind.rawValue)); inputs are .json and .ndjson files")
+                throw CommandFailure("'\(file)': not a regular file (\(info.kind.rawValue)); inputs are .json, .ndjson and .csv files")
             }
             let opened = try FileDescriptor.reading(file)
             // Checked again on what was opened, in case the path changed in between.
             let kind = try opened.info().kind
             guard kind == .regular else {
-                throw CommandFailure("'\(file)': not a regular file (\(kind.rawValue)); inputs are .json and .ndjson files")
+                throw CommandFailure("'\(file)': not a regular file (\(kind.rawValue)); inputs are .json, .ndjson and .csv files")
             }
             return try opened.readAll()
         } catch let error as SystemError {
@@ -89,6 +100,12 @@ struct DatasetReader {
         do { return try JSONValue(parsing: data) } catch {
             throw CommandFailure("'\(file)': malformed JSON: \(error)")
         }
+    }
+
+    private mutating func readCSV(_ file: String, table: String, options: CSVTable.Options) throws {
+        let parsed = try CSVTable(data: try Self.read(file), file: file, options: options)
+        try add(records: parsed.records, table: table, file: file) { "row \($0 + 1)" }
+        kinds[table] = Dictionary(uniqueKeysWithValues: zip(parsed.header, parsed.kinds))
     }
 
     private mutating func readLines(_ file: String, table: String) throws {
@@ -112,18 +129,10 @@ struct DatasetReader {
     private mutating func add(
         _ values: [JSONValue], table: String, file: String, position: (Int) -> String = { "record \($0 + 1)" }
     ) throws {
-        guard !table.isEmpty else { throw CommandFailure("'\(file)': a table name is empty") }
-        guard !table.utf8.contains(0) else {
-            throw CommandFailure("'\(file)': table \(Echo.name(table)): a name cannot hold a NUL character (SQLite ends names there)")
-        }
         var records: [DynamicRecord] = []
         records.reserveCapacity(values.count)
-        var seen = Set<RecordID>()
-        seen.reserveCapacity(values.count)
-        var idKind: String?
         for (index, value) in values.enumerated() {
-            let record: DynamicRecord
-            do { record = try DynamicRecord(value) } catch {
+            do { records.append(try DynamicRecord(value)) } catch {
                 let reason = switch error {
                 // The library's message quotes the whole value, which may be huge.
                 case .invalidID(let id): "the record's \"id\" must be an integer or a string, not \(Echo.summary(id))"
@@ -131,6 +140,21 @@ struct DatasetReader {
                 }
                 throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): \(reason)")
             }
+        }
+        try add(records: records, table: table, file: file, position: position)
+    }
+
+    private mutating func add(
+        records: [DynamicRecord], table: String, file: String, position: (Int) -> String
+    ) throws {
+        guard !table.isEmpty else { throw CommandFailure("'\(file)': a table name is empty") }
+        guard !table.utf8.contains(0) else {
+            throw CommandFailure("'\(file)': table \(Echo.name(table)): a name cannot hold a NUL character (SQLite ends names there)")
+        }
+        var seen = Set<RecordID>()
+        seen.reserveCapacity(records.count)
+        var idKind: String?
+        for (index, record) in records.enumerated() {
             if let field = record.fields.keys.first(where: { $0.utf8.contains(0) }) {
                 throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): field \(Echo.name(field)): a name cannot hold a NUL character (SQLite ends names there)")
             }
@@ -142,7 +166,6 @@ struct DatasetReader {
             guard seen.insert(record.id).inserted else {
                 throw CommandFailure("'\(file)': table \(Echo.name(table)) \(position(index)): duplicate id \(Echo.summary(record.id.jsonValue))")
             }
-            records.append(record)
         }
         tables[table] = records
     }

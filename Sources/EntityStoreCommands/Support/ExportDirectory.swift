@@ -1,11 +1,11 @@
 import EntityStore
 import Foundation
 
-/// An ndjson export: a directory of `<table>.ndjson` files and a marker file,
-/// `.entity-store-export`, whose first line is `entity-store ndjson export`. The marker
-/// is how a later `export --force` knows the directory is one it may replace: it replaces
-/// only a directory holding the marker and nothing but `.ndjson` files, and deletes only
-/// those.
+/// An ndjson or CSV export: a directory of `<table>.ndjson` or `<table>.csv` files and a
+/// marker file, `.entity-store-export`, whose first line is `entity-store ndjson export`
+/// (for either format). The marker is how a later `export --force` knows the directory is
+/// one it may replace: it replaces only a directory holding the marker and nothing but
+/// `.ndjson` and `.csv` files, and deletes only those.
 ///
 /// A new export is built beside the output under a temporary name (see ``Temporaries``)
 /// and swapped in whole, so the path always holds a complete export, the old or the new.
@@ -14,8 +14,8 @@ enum ExportDirectory {
     static let markerLine = "entity-store ndjson export"
     static let markerText = """
         \(markerLine)
-        This directory was written by `entity-store export --format ndjson`. \
-        `export --force` replaces a directory only if it holds this file and nothing but .ndjson files.
+        This directory was written by `entity-store export --format ndjson` (or csv). \
+        `export --force` replaces a directory only if it holds this file and nothing but .ndjson and .csv files.
 
         """
 
@@ -53,7 +53,29 @@ enum ExportDirectory {
         }
     }
 
-    /// Writes one `<table>.ndjson` per table into a new directory beside `output`, then
+    /// The format of an export directory's files.
+    enum FileFormat {
+        /// One JSON object per line.
+        case ndjson
+        /// A header row, then one row per record (see ``CSVWriter``).
+        case csv
+
+        var fileExtension: String {
+            switch self {
+            case .ndjson: ".ndjson"
+            case .csv: ".csv"
+            }
+        }
+    }
+
+    /// One table to export: its records, and its fields in the order CSV columns follow.
+    struct TableExport {
+        let name: String
+        let fields: [String]
+        let records: [DynamicRecord]
+    }
+
+    /// Writes one `<table>.ndjson` (or `.csv`) per table into a new directory beside `output`, then
     /// puts it at `output`: a rename that refuses an existing path, or with a previous
     /// export there, an atomic exchange of the two (a rename aside then a rename in
     /// where the file system cannot exchange), after which the previous one is deleted.
@@ -61,7 +83,7 @@ enum ExportDirectory {
     /// - Parameter exchange: the atomic exchange (tests pass one that is never possible).
     /// - Throws: ``CommandFailure``.
     static func write(
-        _ tables: [(name: String, records: [DynamicRecord])], to output: OutputPath, force: Bool,
+        _ tables: [TableExport], format: FileFormat = .ndjson, to output: OutputPath, force: Bool,
         exchange: (String, String) throws(SystemError) -> Bool = FileCalls.exchange
     ) throws(CommandFailure) {
         let previous = try check(output, force: force)
@@ -79,9 +101,16 @@ enum ExportDirectory {
                 try sink.append(markerText)
             }
             for table in tables {
-                let name = table.name + ".ndjson"
+                let name = table.name + format.fileExtension
                 try writeFile(name, in: temporary, permissions: previous?.permissions[name]) { sink throws(SystemError) in
-                    for record in table.records { try sink.append(record.jsonValue.serialized() + "\n") }
+                    switch format {
+                    case .ndjson:
+                        for record in table.records { try sink.append(record.jsonValue.serialized() + "\n") }
+                    case .csv:
+                        let writer = CSVWriter(fields: table.fields)
+                        try sink.append(writer.header)
+                        for record in table.records { try sink.append(writer.row(record)) }
+                    }
                 }
             }
             if let previous { try directory.setPermissions(previous.info.permissions) }
@@ -215,7 +244,7 @@ enum ExportDirectory {
         var hasMarker = false
         /// Whether an empty file has the marker's name: a run killed as it created it.
         var hasEmptyMarker = false
-        /// The marker and the `.ndjson` regular files, with their permission bits.
+        /// The marker and the `.ndjson` and `.csv` regular files, with their permission bits.
         var files: [String: mode_t] = [:]
         /// Every other entry.
         var foreign: [String] = []
@@ -244,7 +273,7 @@ enum ExportDirectory {
             } else if name == markerName, isMarker(name, in: directory) {
                 contents.hasMarker = true
                 contents.files[name] = info.permissions
-            } else if name.hasSuffix(".ndjson") {
+            } else if name.hasSuffix(".ndjson") || name.hasSuffix(".csv") {
                 contents.files[name] = info.permissions
             } else {
                 contents.foreign.append(name)
@@ -261,7 +290,7 @@ enum ExportDirectory {
         return data.prefix(markerLine.utf8.count + 1) == Data((markerLine + "\n").utf8)
     }
 
-    /// Deletes the export directory at `path` (open as `directory`): its `.ndjson` files,
+    /// Deletes the export directory at `path` (open as `directory`): its `.ndjson` and `.csv` files,
     /// then its marker, then the directory itself; the marker goes last, so a run killed
     /// meanwhile leaves a directory still known as an export's. Nothing is deleted unless
     /// the directory holds the marker and nothing foreign; an empty directory, or one
