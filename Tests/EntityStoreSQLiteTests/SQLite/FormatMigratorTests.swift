@@ -150,7 +150,10 @@ struct FormatMigratorTests {
 
     @Test func snapshotErrorsClassifySQLiteFailures() {
         let corrupt = SQLiteError(extendedCode: SQLiteError.notADatabase, message: "file is not a database")
-        #expect(SnapshotError(corrupt, path: "/x.sqlite") == .corrupt(path: "/x.sqlite", message: "file is not a database"))
+        // A file without SQLite's header is not a snapshot; one with it is damaged.
+        #expect(SnapshotError(corrupt, path: "/x.sqlite") == .notASnapshot(path: "/x.sqlite", reason: "it is not an SQLite database"))
+        let damaged = SQLiteError(extendedCode: SQLiteError.corrupt, message: "database disk image is malformed")
+        #expect(SnapshotError(damaged, path: "/x.sqlite") == .corrupt(path: "/x.sqlite", message: "database disk image is malformed"))
         let full = SQLiteError(extendedCode: SQLiteError.full, message: "database or disk is full")
         #expect(SnapshotError(full, path: "/x.sqlite") == .diskFull(path: "/x.sqlite", full))
         #expect(SnapshotError(full, path: "/x.sqlite").description.contains("'/x.sqlite': the disk is full"))

@@ -71,12 +71,13 @@ struct BadInputTests {
             var random = SplitMix64(seed: 99)
             let noise = Data((0..<8192).map { _ in UInt8(truncatingIfNeeded: random.next()) })
             try noise.write(to: URL(fileURLWithPath: path))
+            // Noise has no SQLite header: it is not a snapshot at all, rather than a damaged one.
             let error = failedRestore(into: try populatedLibraryStore(), from: path)
-            guard case .corrupt(let reportedPath, let message)? = error else {
-                Issue.record("expected corrupt, got \(String(describing: error))")
+            guard case .notASnapshot(let reportedPath, let reason)? = error else {
+                Issue.record("expected notASnapshot, got \(String(describing: error))")
                 return
             }
-            #expect(reportedPath == path && !message.isEmpty)
+            #expect(reportedPath == path && reason.contains("not an SQLite database"))
             #expect(FileManager.default.contents(atPath: path) == noise)
             #expect(!Snapshot.verify(at: path).isSound)
         }
