@@ -66,14 +66,14 @@ extension JSONValue: Comparable {
         }
     }
 
-    private static func compareDoubles(_ left: Double, _ right: Double) -> Int {
+    static func compareDoubles(_ left: Double, _ right: Double) -> Int {
         if left.isNaN { return right.isNaN ? 0 : 1 }
         if right.isNaN { return -1 }
         return left < right ? -1 : (right < left ? 1 : 0)
     }
 
     /// Compares an integer with a double by exact numeric value; NaN counts as largest.
-    private static func compareExactly(_ integer: Int64, _ double: Double) -> Int {
+    static func compareExactly(_ integer: Int64, _ double: Double) -> Int {
         // 2^63 is exactly representable; every double in [-2^63, 2^63) truncates to an Int64.
         let twoToThe63 = 9_223_372_036_854_775_808.0
         if double.isNaN || double >= twoToThe63 { return -1 }

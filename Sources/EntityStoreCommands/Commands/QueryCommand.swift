@@ -2,17 +2,24 @@ import ArgumentParser
 import EntityStore
 import EntityStoreSQLite
 
-/// `entity-store query SNAPSHOT TABLE`: records by ID or field values, from the restored
-/// in-memory store, using the snapshot's indexes where it declares them.
+/// `entity-store query SNAPSHOT TABLE`: records by ID or conditions, sorted, paged and
+/// projected, printed as a table, JSON, JSON lines or CSV.
 public struct QueryCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "query",
-        abstract: "Restore a snapshot and answer a query on one table (indexes are used where declared).",
+        abstract: "Answer a query on one table of a snapshot (indexes are used where declared).",
         discussion: """
-            VALUE is read as JSON when it parses as JSON (genre=1 is the integer 1, name="AC/DC" a string) \
-            and as a plain string otherwise (name=AC/DC). Records print one JSON object per line, ordered by id.
+            Conditions (--where, repeatable, all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD<VALUE, FIELD<=VALUE, \
+            FIELD>VALUE, FIELD>=VALUE, FIELD=in:A,B,C, 'FIELD is null', 'FIELD not null'. VALUE is read as JSON when it \
+            parses (genre=1 is the integer 1, name="AC/DC" a string) and as a plain string otherwise (name=AC/DC). \
+            Numbers compare by value: year=1999 matches 1999 and 1999.0. Strings compare by their exact characters. \
+            A null or missing field matches only 'is null'.
 
-            Example: entity-store query flights.sqlite flights --where carrier=UA --count
+            Output: an aligned table when standard output is a terminal, else one JSON object per line \
+            (--format table|json|ndjson|csv). Fields print in the snapshot's column order, or as --fields lists them. \
+            Records come in id order unless --sort says otherwise.
+
+            Example: entity-store query flights.sqlite flights --where carrier=UA --where "dep_delay>60" --sort dep_delay --desc --limit 5
             """)
 
     @Argument(help: "The snapshot file.")
@@ -21,20 +28,35 @@ public struct QueryCommand: ParsableCommand {
     @Argument(help: "The table to query.")
     var table: String
 
-    @Option(help: "Only the record with this id.")
+    @Option(help: "Only the record with this id (exit 1 if there is none).")
     var id: String?
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Only records whose FIELD equals VALUE (repeatable).", valueName: "field=value"))
+    @Option(name: .customLong("where"), help: ArgumentHelp("A condition, e.g. carrier=UA or \"dep_delay>60\" (repeatable).", valueName: "condition"))
     var conditions: [String] = []
 
     @Flag(help: "Print the number of matching records alone.")
     var count = false
 
+    @Option(help: "Order by this field (records without it come last; null sorts before every value).")
+    var sort: String?
+
+    @Flag(help: "With --sort: largest first.")
+    var desc = false
+
     // Unconditional, so that `--limit -1` reaches validation instead of reading as an option.
     @Option(parsing: .unconditional, help: "At most this many records.")
     var limit: Int?
 
-    @Flag(help: "Print a JSON array instead of one record per line.")
+    @Option(parsing: .unconditional, help: "Skip this many records first.")
+    var offset: Int?
+
+    @Option(help: ArgumentHelp("Print only these fields, in this order: a,b,c.", valueName: "fields"))
+    var fields: String?
+
+    @Option(help: "table, json, ndjson or csv (default: table on a terminal, else ndjson).")
+    var format: OutputFormat?
+
+    @Flag(help: "The same as --format json.")
     var json = false
 
     @Flag(help: "Print how the query runs (index or scan) on standard error.")
@@ -47,35 +69,40 @@ public struct QueryCommand: ParsableCommand {
 
     public mutating func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit \(limit): the number of records must be 0 or more") }
-        for condition in conditions where !condition.contains("=") || condition.hasPrefix("=") {
-            throw ValidationError("--where \(condition): expected FIELD=VALUE")
+        if let offset, offset < 0 { throw ValidationError("--offset \(offset): the number of records must be 0 or more") }
+        if json, let format, format != .json { throw ValidationError("--json contradicts --format \(format.rawValue)") }
+        if desc, sort == nil { throw ValidationError("--desc orders by --sort FIELD: give --sort") }
+        if count, sort != nil || fields != nil || format != nil || json {
+            throw ValidationError("--count prints one number: it takes no --sort, --fields or --format")
         }
-    }
-
-    /// VALUE as JSON if it parses, else as a plain string.
-    static func value(_ text: String) -> JSONValue {
-        (try? JSONValue(parsing: text)) ?? .string(text)
+        for condition in conditions { _ = try FieldCondition(parsing: condition) }
     }
 
     public func run() throws {
         // Table and fields are checked on the metadata, before the snapshot is read.
         let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
-        let fields = try TableFields(table, in: metadata, snapshot: snapshot)
-        let parsed = try conditions.map { condition in
-            let equals = condition.firstIndex(of: "=") ?? condition.endIndex
-            let field = String(condition[..<equals])
-            try fields.check(field, option: "--where \(condition)")
-            let value = equals < condition.endIndex ? String(condition[condition.index(after: equals)...]) : ""
-            return (field: field, value: Self.value(value))
+        let tableFields = try TableFields(table, in: metadata, snapshot: snapshot)
+        let parsed = try conditions.map { text in
+            let condition = try FieldCondition(parsing: text)
+            try tableFields.check(condition.field, option: "--where \(text)")
+            return condition
         }
+        if let sort { try tableFields.check(sort, option: "--sort \(sort)") }
+        let shown = try fields.map { list in
+            try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
+                let field = String(name).trimmingSpaces
+                try tableFields.check(field, option: "--fields \(list)")
+                return field
+            }
+        } ?? tableFields.names
+
         let store = try restoreDynamic(snapshot, quiet: quiet)
         var query = store.state[Table<DynamicRecord>(table)].query()
-        if let id {
-            query = query.where(field: "id", equals: Self.value(id))
-        }
-        for condition in parsed {
-            query = query.where(field: condition.field, equals: condition.value)
-        }
+        if let id { query = query.where(field: "id", equals: FieldCondition.value(id)) }
+        for condition in parsed { query = condition.apply(to: query) }
+        query = query.sorted(byField: sort ?? "id", descending: desc)
+        if let offset { query = query.offset(offset) }
+        if let limit { query = query.limit(limit) }
         if explain {
             var standardError = StandardError()
             print("plan: \(query.plan)", to: &standardError)
@@ -84,15 +111,20 @@ public struct QueryCommand: ParsableCommand {
             print(query.count)
             return
         }
-        var records = query.results.sorted { $0.id < $1.id }
-        if let id, records.isEmpty {
-            throw CommandFailure("no record with id \(Echo.summary(Self.value(id))) in \(Echo.name(table))")
+        let records = query.results
+        if let id, records.isEmpty, parsed.isEmpty {
+            throw CommandFailure("no record with id \(Echo.summary(FieldCondition.value(id))) in \(Echo.name(table))")
         }
-        if let limit { records = Array(records.prefix(limit)) }
-        if json {
-            print(JSONValue.array(records.map(\.jsonValue)).serialized())
-        } else {
-            for record in records { print(record.jsonValue.serialized()) }
-        }
+        let printer = RowPrinter(format: json ? .json : (format ?? .automatic), fields: shown)
+        print(printer.text(records.map(\.row)), terminator: "")
+    }
+}
+
+extension DynamicRecord {
+    /// The record's fields with its id, for printing.
+    var row: [String: JSONValue] {
+        var row = fields
+        row["id"] = id.jsonValue
+        return row
     }
 }

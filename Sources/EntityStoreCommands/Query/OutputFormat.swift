@@ -1,0 +1,108 @@
+import ArgumentParser
+import EntityStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How `query` prints rows.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    /// Aligned columns under a header, for reading.
+    case table
+    /// One JSON array of objects.
+    case json
+    /// One JSON object per line.
+    case ndjson
+    /// A CSV header row, then one row per record.
+    case csv
+
+    /// `table` when standard output is a terminal, else `ndjson`.
+    static var automatic: OutputFormat { isatty(STDOUT_FILENO) == 1 ? .table : .ndjson }
+}
+
+/// Prints rows (records, or group-by results) with their fields in a fixed order.
+struct RowPrinter {
+    let format: OutputFormat
+    /// The columns, in print order.
+    let fields: [String]
+
+    /// The rows as text, each row a map from field to value (a missing field prints as
+    /// nothing in CSV and tables, and is left out of JSON objects).
+    func text(_ rows: [[String: JSONValue]]) -> String {
+        switch format {
+        case .ndjson:
+            return rows.map { object($0) + "\n" }.joined()
+        case .json:
+            return rows.isEmpty ? "[]\n" : "[\n" + rows.map { "  " + object($0) }.joined(separator: ",\n") + "\n]\n"
+        case .csv:
+            let header = fields.map(CSVWriter.quotedIfNeeded).joined(separator: ",") + "\n"
+            return header + rows.map { row in
+                fields.map { CSVWriter.quotedIfNeeded(row[$0].map(CSVWriter.text) ?? "") }.joined(separator: ",") + "\n"
+            }.joined()
+        case .table:
+            return table(rows)
+        }
+    }
+
+    /// A JSON object with the row's fields in column order.
+    private func object(_ row: [String: JSONValue]) -> String {
+        let members = fields.compactMap { field in row[field].map { JSONValue.string(field).serialized() + ":" + $0.serialized() } }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// Aligned columns: numbers right-aligned, text left-aligned, long cells cut.
+    private func table(_ rows: [[String: JSONValue]]) -> String {
+        let cells = rows.map { row in fields.map { row[$0].map(Self.cell) ?? "" } }
+        let header = fields.map { Self.cut(Echo.escaped($0)) }
+        var widths = header.map(Self.width)
+        for row in cells {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], Self.width(cell)) }
+        }
+        let numeric = fields.indices.map { column in
+            rows.contains { $0[fields[column]] != nil } && rows.allSatisfy { row in
+                switch row[fields[column]] {
+                case .integer?, .double?, nil, .null?: true
+                default: false
+                }
+            }
+        }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - Self.width(cell))
+                return numeric[column] ? padding + cell : cell + padding
+            }.joined(separator: "  ").trimmingTrailingSpaces + "\n"
+        }
+        var text = line(header)
+        text += line(widths.map { String(repeating: "-", count: $0) })
+        for row in cells { text += line(row) }
+        text += "(\(Echo.grouped(rows.count)) \(rows.count == 1 ? "row" : "rows"))\n"
+        return text
+    }
+
+    /// A value as a table cell: strings bare, null as `null`, control characters escaped,
+    /// at most 40 characters.
+    private static func cell(_ value: JSONValue) -> String {
+        let text = if case .string(let string) = value { string } else { value.serialized() }
+        return cut(Echo.escaped(text))
+    }
+
+    private static func cut(_ text: String) -> String {
+        text.count > 40 ? text.prefix(39) + "…" : text
+    }
+
+    /// The number of characters a cell takes on screen (one per grapheme cluster).
+    private static func width(_ text: String) -> Int { text.count }
+}
+
+extension String {
+    /// The text without trailing spaces.
+    var trimmingTrailingSpaces: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
