@@ -1,0 +1,116 @@
+import EntityStore
+import EntityStoreTestSupport
+import Foundation
+import Testing
+
+/// `query` conditions, order, paging, projection and formats, end to end on the built
+/// tool, against answers computed here from the generated data.
+@Suite("The query language, end to end")
+struct QueryLanguageTests {
+    static let dataset = FlightsLikeDataset(seed: 42)
+
+    /// Imports the dataset once per test into `scratch`.
+    private func snapshot(_ scratch: Scratch) throws -> String {
+        let input = try scratch.write("flights.json", Self.dataset.json)
+        let path = scratch.path("flights.sqlite")
+        let result = run(["import", input, "--output", path, "--index", "flights.carrier=grouped",
+                          "--index", "flights.dep_delay=ordered", "--relation", "flights.carrier=carriers", "--allow-dangling"])
+        #expect(result.status == 0, "\(result)")
+        return path
+    }
+
+    private func ids(_ result: RunResult) throws -> [Int64] {
+        try result.outputLines.map { try #require(parseJSON($0)["id"]?.intValue) }
+    }
+
+    /// Each operator, against a filter written here over the generated records.
+    @Test func everyOperatorAgreesWithAnIndependentFilter() throws {
+        let flights = Self.dataset.flights
+        let delay = { (flight: [String: JSONValue]) in FlightsLikeDataset.number(flight["dep_delay"]) }
+        let cases: [(String, ([String: JSONValue]) -> Bool)] = [
+            ("carrier=UA", { $0["carrier"] == "UA" }),
+            ("carrier!=UA", { if case .string(let code)? = $0["carrier"] { code != "UA" } else { false } }),
+            ("carrier=in:UA,AA,XX", { $0["carrier"] == "UA" || $0["carrier"] == "AA" }),
+            ("dep_delay>60", { delay($0).map { $0 > 60 } ?? false }),
+            ("dep_delay>=60", { delay($0).map { $0 >= 60 } ?? false }),
+            ("dep_delay<0", { delay($0).map { $0 < 0 } ?? false }),
+            ("dep_delay<=0", { delay($0).map { $0 <= 0 } ?? false }),
+            ("dep_delay=12", { delay($0) == 12 }),
+            ("dep_delay=12.0", { delay($0) == 12 }),
+            ("dep_delay!=12", { delay($0).map { $0 != 12 } ?? false }),
+            ("dep_delay is null", { $0["dep_delay"] == nil || $0["dep_delay"] == .null }),
+            ("dep_delay not null", { delay($0) != nil }),
+            ("tailnum is null", { $0["tailnum"] == nil }),
+            ("distance>1000.5", { FlightsLikeDataset.number($0["distance"]).map { $0 > 1000.5 } ?? false }),
+            ("year=2013.0", { _ in true }),
+        ]
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            for (condition, keep) in cases {
+                let expected = flights.filter(keep).compactMap { $0["id"]?.intValue }.sorted()
+                #expect(!expected.isEmpty && expected.count < flights.count || condition == "year=2013.0", "\(condition) tells nothing apart")
+                let result = run(["query", path, "flights", "--where", condition, "--quiet"])
+                #expect(result.status == 0, "\(condition): \(result)")
+                #expect(try ids(result) == expected, "\(condition)")
+                let counted = run(["query", path, "flights", "--where", condition, "--count"])
+                #expect(counted.stdout == "\(expected.count)\n", "\(condition): \(counted)")
+            }
+            // Several conditions are AND-ed.
+            let both = flights.filter { $0["carrier"] == "UA" && (delay($0).map { $0 > 60 } ?? false) }
+            let result = run(["query", path, "flights", "--where", "carrier=UA", "--where", "dep_delay>60"])
+            #expect(try ids(result) == both.compactMap { $0["id"]?.intValue }.sorted())
+        }
+    }
+
+    @Test func sortLimitOffsetAndFields() throws {
+        let flights = Self.dataset.flights.filter { FlightsLikeDataset.number($0["dep_delay"]) != nil }
+        let byDelay = flights.sorted {
+            let left = FlightsLikeDataset.number($0["dep_delay"])!, right = FlightsLikeDataset.number($1["dep_delay"])!
+            return left != right ? left > right : $0["id"]!.intValue! < $1["id"]!.intValue!
+        }
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let result = run(["query", path, "flights", "--where", "dep_delay not null", "--sort", "dep_delay", "--desc",
+                              "--offset", "3", "--limit", "5", "--fields", "dep_delay,id"])
+            #expect(result.status == 0, "\(result)")
+            let delays = try result.outputLines.map { try #require(FlightsLikeDataset.number(parseJSON($0)["dep_delay"])) }
+            #expect(delays == byDelay.dropFirst(3).prefix(5).map { FlightsLikeDataset.number($0["dep_delay"])! })
+            // --fields sets the order of the members.
+            #expect(result.outputLines.allSatisfy { $0.hasPrefix("{\"dep_delay\":") && $0.contains(",\"id\":") && !$0.contains("carrier") })
+        }
+    }
+
+    @Test func formats() throws {
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let base = ["query", path, "flights", "--where", "carrier=UA", "--limit", "3", "--fields", "id,carrier,tailnum"]
+            let ndjson = run(base)
+            let json = run(base + ["--format", "json"])
+            #expect(try parseJSON(json.stdout) == .array(ndjson.outputLines.map { try parseJSON($0) }))
+            let csv = run(base + ["--format", "csv"])
+            let lines = csv.outputLines
+            #expect(lines.first == "id,carrier,tailnum" && lines.count == 4, "\(csv)")
+            let table = run(base + ["--format", "table"])
+            #expect(table.outputLines.first?.hasPrefix("id") == true && table.outputLines.last == "(3 rows)", "\(table)")
+            #expect(table.outputLines.dropFirst(2).dropLast().allSatisfy { $0.contains("UA") })
+        }
+    }
+
+    @Test(arguments: [
+        (["--where", "nosuch>1"], "no field 'nosuch'"),
+        (["--sort", "nosuch"], "no field 'nosuch'"),
+        (["--fields", "id,nosuch"], "no field 'nosuch'"),
+        (["--where", "carrier"], "expected FIELD=VALUE"),
+        (["--offset", "-2"], "--offset -2"),
+        (["--desc"], "--sort"),
+    ])
+    func mistakesAreNamed(_ arguments: [String], _ mention: String) throws {
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let result = run(["query", path, "flights"] + arguments)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(mention), "\(result)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+}
