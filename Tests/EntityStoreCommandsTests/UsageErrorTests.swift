@@ -91,7 +91,7 @@ struct UsageErrorTests {
     @Test func versionAndExamples() throws {
         let version = run(["--version"])
         #expect(version.status == 0 && version.stdout.contains("snapshot format"), "\(version)")
-        for command in ["import", "export", "inspect", "verify", "query", "diff", "migrate", "demo"] {
+        for command in ["import", "export", "inspect", "verify", "query", "shell", "diff", "migrate", "demo"] {
             let help = run([command, "--help"])
             #expect(help.status == 0 && help.stdout.contains("Example: entity-store \(command)"), "\(command): \(help)")
         }

@@ -81,6 +81,13 @@ public struct QueryCommand: ParsableCommand {
     public func run() throws {
         // Table and fields are checked on the metadata, before the snapshot is read.
         let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
+        let request = try request(metadata: metadata)
+        let store = try restoreDynamic(snapshot, quiet: quiet)
+        print(try request.answer(in: store.state), terminator: "")
+    }
+
+    /// The query these options ask, checked against the table's fields in `metadata`.
+    func request(metadata: SnapshotMetadata) throws -> QueryRequest {
         let tableFields = try TableFields(table, in: metadata, snapshot: snapshot)
         let parsed = try conditions.map { text in
             let condition = try FieldCondition(parsing: text)
@@ -95,28 +102,10 @@ public struct QueryCommand: ParsableCommand {
                 return field
             }
         } ?? tableFields.names
-
-        let store = try restoreDynamic(snapshot, quiet: quiet)
-        var query = store.state[Table<DynamicRecord>(table)].query()
-        if let id { query = query.where(field: "id", equals: FieldCondition.value(id)) }
-        for condition in parsed { query = condition.apply(to: query) }
-        query = query.sorted(byField: sort ?? "id", descending: desc)
-        if let offset { query = query.offset(offset) }
-        if let limit { query = query.limit(limit) }
-        if explain {
-            var standardError = StandardError()
-            print("plan: \(query.plan)", to: &standardError)
-        }
-        if count {
-            print(query.count)
-            return
-        }
-        let records = query.results
-        if let id, records.isEmpty, parsed.isEmpty {
-            throw CommandFailure("no record with id \(Echo.summary(FieldCondition.value(id))) in \(Echo.name(table))")
-        }
-        let printer = RowPrinter(format: json ? .json : (format ?? .automatic), fields: shown)
-        print(printer.text(records.map(\.row)), terminator: "")
+        return QueryRequest(
+            table: table, id: id.map(FieldCondition.value), conditions: parsed, sort: sort, descending: desc,
+            offset: offset, limit: limit, fields: shown, countOnly: count, explain: explain,
+            format: json ? .json : (format ?? .automatic))
     }
 }
 
