@@ -79,9 +79,14 @@ public struct QueryCommand: ParsableCommand {
     }
 
     public func run() throws {
-        // Table and fields are checked on the metadata, before the snapshot is read.
-        let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
-        let request = try request(metadata: metadata)
+        // Table and fields are checked on the metadata, before any row is read.
+        let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
+        let request = try request(metadata: reader.metadata)
+        // One table's matching rows, read in place; an older format is restored (and upgraded).
+        if let answer = try request.answer(from: reader) {
+            print(answer, terminator: "")
+            return
+        }
         let store = try restoreDynamic(snapshot, quiet: quiet)
         print(try request.answer(in: store.state), terminator: "")
     }

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreSQLite
 
 /// A query on one table of dynamic records, checked against the table's fields, and how
 /// to print its answer: what `query` and the shell run on the library's query engine.
@@ -30,11 +31,38 @@ struct QueryRequest {
         return query
     }
 
+    /// The printed answer, read from the snapshot without restoring it: SQLite counts
+    /// the matches when it can say every condition exactly, else it selects the rows the
+    /// conditions it can say allow (all of the table's, if none), and the same query runs
+    /// on those alone in memory. Either way the answer is the one a full restore gives.
+    /// - Returns: nil when the file is of an older format (a restore upgrades it).
+    func answer(from reader: SnapshotTableReader) throws -> String? {
+        guard reader.isCurrent, let stored = reader.metadata.table(named: table) else { return nil }
+        let pushdown = SQLPushdown(stored)
+        let selecting = conditions + (id.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
+        let (filter, isExact) = pushdown.filter(selecting)
+        if explain {
+            var standardError = StandardError()
+            let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
+            print("plan: read from the snapshot: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
+        }
+        if countOnly, isExact {
+            return "\(try reportingFailures { try reader.count(table, filter) })\n"
+        }
+        let records = try reportingFailures { try reader.records(table, filter) }
+        let state = try reportingFailures {
+            try EntityState.build(schema: try Schema([Table<DynamicRecord>(table)])) { transaction in
+                try transaction[Table<DynamicRecord>(table)].insert(contentsOf: records)
+            }
+        }
+        return try answer(in: state, explaining: false)
+    }
+
     /// The printed answer.
     /// - Throws: ``CommandFailure`` when an `id` asked alone names no record.
-    func answer(in state: EntityState) throws -> String {
+    func answer(in state: EntityState, explaining: Bool = true) throws -> String {
         let query = query(in: state)
-        if explain {
+        if explain, explaining {
             var standardError = StandardError()
             print("plan: \(query.plan)", to: &standardError)
         }

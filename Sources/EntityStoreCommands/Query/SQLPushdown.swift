@@ -1,0 +1,84 @@
+import EntityStore
+import EntityStoreSQLite
+
+/// Says `--where` conditions in SQL on a snapshot's columns, where SQL gives exactly the
+/// answer ``FieldCondition/matches(_:)`` gives in memory.
+///
+/// That holds on the scalar columns: a column of kind `integer` or `double` holds numbers
+/// (SQLite compares an INTEGER with a REAL by exact value, as the in-memory test does), a
+/// `string` column text (compared byte by byte, which is code point order), a `bool`
+/// column 0 or 1; SQL `NULL` is a null or missing field, which only `is null` matches. An
+/// operand of another kind than the column's never equals or orders against its values
+/// (`!=` then holds for every non-null value). A `json` column holds JSON text, which SQL
+/// cannot compare by value: its conditions stay in memory.
+struct SQLPushdown {
+    /// The kind of each column, the id's included.
+    let kinds: [String: ColumnKind]
+
+    init(_ table: SnapshotMetadata.TableMetadata) {
+        var kinds: [String: ColumnKind] = ["id": table.idKind]
+        for column in table.columns { kinds[column.name] = column.kind }
+        self.kinds = kinds
+    }
+
+    /// The filter for the conditions SQL can answer exactly, and whether that is all of them.
+    func filter(_ conditions: [FieldCondition]) -> (filter: SnapshotTableReader.Filter, isExact: Bool) {
+        var filter = SnapshotTableReader.Filter()
+        var isExact = true
+        for condition in conditions {
+            guard let (clause, arguments) = clause(condition) else {
+                isExact = false
+                continue
+            }
+            filter.clauses.append(clause)
+            filter.arguments += arguments
+        }
+        return (filter, isExact)
+    }
+
+    /// The clause and arguments for `condition`, or nil when SQL cannot say it exactly.
+    func clause(_ condition: FieldCondition) -> (String, [SQLiteValue])? {
+        // A JSON column spells null as the text `null`: only scalar columns read NULL as null.
+        guard let kind = kinds[condition.field], [.integer, .double, .string, .bool, .null].contains(kind) else { return nil }
+        let column = quoteIdentifier(condition.field)
+        switch condition.op {
+        case .isNull: return ("\(column) IS NULL", [])
+        case .isNotNull: return ("\(column) IS NOT NULL", [])
+        default: break
+        }
+        let never = ("0", [SQLiteValue]())
+        let anyValue = ("\(column) IS NOT NULL", [SQLiteValue]())
+        if kind == .null { return condition.op == .notEqual ? anyValue : never }
+        if condition.op == .oneOf {
+            let values = condition.operands.compactMap { Self.bound($0, in: kind) }
+            guard !values.isEmpty else { return never }
+            return ("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))", values)
+        }
+        guard let operand = condition.operands.first else { return nil }
+        guard let value = Self.bound(operand, in: kind) else {
+            return condition.op == .notEqual ? anyValue : never
+        }
+        let sql = switch condition.op {
+        case .equal: "="
+        case .notEqual: "!="
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        case .oneOf, .isNull, .isNotNull: "="
+        }
+        return ("\(column) \(sql) ?", [value])
+    }
+
+    /// `operand` as the SQL value it compares as in a column of `kind`, or nil if no value
+    /// of the column can compare with it.
+    private static func bound(_ operand: JSONValue, in kind: ColumnKind) -> SQLiteValue? {
+        switch (kind, operand) {
+        case (.integer, .integer(let number)), (.double, .integer(let number)): .integer(number)
+        case (.integer, .double(let number)), (.double, .double(let number)): number.isNaN ? nil : .real(number)
+        case (.string, .string(let text)): .text(text)
+        case (.bool, .bool(let flag)): .integer(flag ? 1 : 0)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import EntityStore
+
+/// Reads some rows of one table of a snapshot without restoring the store: what a
+/// one-shot query needs (a count, one record by id, the rows a condition selects) costs
+/// an SQLite lookup instead of a full restore.
+///
+/// The file is opened read-only and never changed, so only files of the current format
+/// qualify (``isCurrent``); older ones must be upgraded by a restore or `migrate` first.
+/// Rows are decoded exactly as a restore decodes them into dynamic records.
+package struct SnapshotTableReader {
+    /// A filter on rows, in SQL: clauses AND-ed, with their bound arguments. Columns must
+    /// be named with `quoteIdentifier` and every value bound, never spliced.
+    package struct Filter: Sendable {
+        package var clauses: [String] = []
+        package var arguments: [SQLiteValue] = []
+
+        package init() {}
+
+        package var whereClause: String { clauses.isEmpty ? "" : " WHERE " + clauses.map { "(\($0))" }.joined(separator: " AND ") }
+    }
+
+    package let path: String
+    package let metadata: SnapshotMetadata
+    private let connection: SQLiteConnection
+
+    /// Opens the snapshot at `path` read-only and reads its metadata.
+    /// - Throws: ``SnapshotError`` for a missing, damaged or foreign file.
+    package init(path: String) throws(SnapshotError) {
+        guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
+        if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
+        do {
+            let connection = try SQLiteConnection.openSnapshotForReading(path)
+            _ = try SnapshotIdentity.check(connection)
+            try SnapshotStructure.checkFile(connection)
+            self.metadata = try SnapshotMetadata.read(connection)
+            self.connection = connection
+            self.path = path
+        } catch let error as SnapshotError {
+            throw error
+        } catch let error as SQLiteError {
+            throw SnapshotError(error, path: path)
+        } catch {
+            throw .notASnapshot(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// Whether the file is of the current format: older ones are read through a restore,
+    /// which upgrades them.
+    package var isCurrent: Bool { metadata.formatVersion == FormatMigrator.currentVersion }
+
+    /// The number of rows of `table` that `filter` selects. O(log n) with an SQL index on
+    /// the filtered column, else one pass over the table inside SQLite.
+    package func count(_ table: String, _ filter: Filter) throws(SnapshotError) -> Int {
+        do {
+            let statement = try connection.prepare("SELECT count(*) FROM \(quoteIdentifier(table))\(filter.whereClause)")
+            try statement.bind(filter.arguments)
+            guard try statement.step() else { return 0 }
+            return Int(statement.int64(at: 0))
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+    }
+
+    /// The rows of `table` that `filter` selects, in id order, decoded as a restore
+    /// decodes them.
+    /// - Throws: ``SnapshotError/invalidData(table:detail:)`` for a value that does not fit
+    ///   its column's kind.
+    package func records(_ table: String, _ filter: Filter) throws(SnapshotError) -> [DynamicRecord] {
+        guard let stored = metadata.table(named: table) else { return [] }
+        let listed = stored.columns.map(\.name)
+        let selected = (listed.contains("id") ? listed : ["id"] + listed).map(quoteIdentifier).joined(separator: ", ")
+        do {
+            let statement = try connection.prepare(
+                "SELECT \(selected) FROM \(quoteIdentifier(table))\(filter.whereClause) ORDER BY \"id\"")
+            try statement.bind(filter.arguments)
+            var index: [String: Int32] = [:]
+            for column in 0..<statement.columnCount { index[statement.columnName(column)] = column }
+            var kinds: [String: ColumnKind] = [:]
+            for column in stored.columns { kinds[column.name] = column.kind }
+            let layout = ColumnLayout(index: index, kind: kinds, table: table)
+            var records: [DynamicRecord] = []
+            while try statement.step() {
+                records.append(try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind))
+            }
+            return records
+        } catch let error as SnapshotError {
+            throw error
+        } catch let error as SQLiteError {
+            throw SnapshotError(error, path: path)
+        } catch {
+            throw .invalidData(table: table, detail: String(describing: error))
+        }
+    }
+}
