@@ -67,6 +67,24 @@ struct UsageErrorTests {
         }
     }
 
+    /// Import and verify count the same references as dangling: integers and strings that
+    /// name no record (the string "7" is not the id 7), never null, absent or double values.
+    @Test func importAndVerifyAgreeOnDanglingReferences() throws {
+        try withScratch { scratch in
+            let input = try scratch.write("refs.json", #"""
+                {"owners": [{"id": 1}, {"id": 2}],
+                 "pets": [{"id": 1, "owner": 1}, {"id": 2, "owner": 9}, {"id": 3, "owner": "1"}, {"id": 4, "owner": null},
+                          {"id": 5}, {"id": 6, "owner": 2.0}, {"id": 7, "owner": 2}, {"id": 8, "owner": "x"}]}
+                """#)
+            let refused = run(["import", input, "--output", scratch.path("r.sqlite"), "--relation", "pets.owner=owners"])
+            expectFailure(refused, mentioning: ["3 'pets' records", "first: 2, 3, 8"])
+            #expect(run(["import", input, "--output", scratch.path("r.sqlite"), "--relation", "pets.owner=owners", "--allow-dangling"]).status == 0)
+            let verified = run(["verify", scratch.path("r.sqlite")])
+            #expect(verified.status == 0, "\(verified)")
+            #expect(verified.stdout.contains("note: table 'pets': 3 rows reference missing 'owners' rows through 'owner' (first ids: 2, 3, 8)"), "\(verified)")
+        }
+    }
+
     @Test func aFileThatIsNotSQLiteIsNotCalledDamaged() throws {
         try withScratch { scratch in
             let text = try scratch.write("notes.txt", String(repeating: "just some text\n", count: 200))

@@ -20,5 +20,6 @@ public struct VerifyCommand: ParsableCommand {
         }
         let rows = report.rowCounts.values.reduce(0, +)
         print("OK: \(snapshot): format version \(report.formatVersion ?? 0), \(report.rowCounts.count) tables, \(rows) rows")
+        for note in report.notes { printEscaped("note: \(note)") }
     }
 }

@@ -1,8 +1,9 @@
 import EntityStore
 
-/// The records of one table whose relation field names a record its target table lacks.
-/// `null` and an absent field reference nothing; any other value references the record
-/// whose id it is (an integer or a string).
+/// The records of one table whose relation field names a record its target table lacks,
+/// as the store reads references: an integer or a string references the record with that
+/// id (the string "5" is not the id 5); `null`, an absent field and any other value (a
+/// double, say) reference nothing. `verify` counts the same way.
 struct DanglingReferences {
     /// How many records reference a missing one.
     private(set) var count = 0
@@ -18,8 +19,7 @@ struct DanglingReferences {
         self.target = target
         let targets = state[Table<DynamicRecord>(target)]
         for record in state[Table<DynamicRecord>(table)] {
-            guard let value = record.fields[field], !value.isNull else { continue }
-            if let id = RecordID(value), targets.contains(id) { continue }
+            guard let value = record.fields[field], let id = RecordID(value), !targets.contains(id) else { continue }
             count += 1
             if firstIDs.count < 5 { firstIDs.append(record.id) }
         }

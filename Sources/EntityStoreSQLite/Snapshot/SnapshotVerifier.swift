@@ -11,6 +11,9 @@ public struct VerificationReport: Sendable, Equatable {
     public let rowCounts: [String: Int]
     /// The format version, if the file could be identified.
     public let formatVersion: Int?
+    /// What is allowed but worth knowing, one sentence each: references to missing records
+    /// through relations whose delete rule is `none`.
+    public var notes: [String] = []
 
     /// Whether no problem was found.
     public var isSound: Bool { problems.isEmpty }
@@ -31,6 +34,7 @@ extension Snapshot {
     /// - Complexity: O(n × columns) over every table; memory as for a restore.
     public static func verify(at path: String) -> VerificationReport {
         var problems: [String] = []
+        var notes: [String] = []
         var counts: [String: Int] = [:]
         let metadata: SnapshotMetadata
         let connection: SQLiteConnection
@@ -84,12 +88,15 @@ extension Snapshot {
                     }
                     // An optional field that is nil in every row has no column: it references nothing.
                     guard sqlColumns.contains(relation.field) else { continue }
-                    let dangling = try scalar(connection, """
-                        SELECT count(*) FROM \(name) WHERE \(quoteIdentifier(relation.field)) IS NOT NULL \
-                        AND \(quoteIdentifier(relation.field)) NOT IN (SELECT "id" FROM \(quoteIdentifier(target.name)))
-                        """)
-                    if dangling > 0 && relation.deleteRule != .none {
-                        problems.append("table '\(table.name)': \(dangling) rows reference missing '\(relation.targetTable)' rows through '\(relation.field)'")
+                    let kind = table.columns.first { $0.name == relation.field }?.kind
+                    let (count, first) = try danglingReferences(
+                        connection, table: name, field: relation.field, isJSON: kind == .json, target: quoteIdentifier(target.name))
+                    guard count > 0 else { continue }
+                    let sentence = "table '\(table.name)': \(count) rows reference missing '\(relation.targetTable)' rows through '\(relation.field)' (first ids: \(first.joined(separator: ", ")))"
+                    if relation.deleteRule != .none {
+                        problems.append(sentence)
+                    } else {
+                        notes.append(sentence + ", which its delete rule none allows")
                     }
                 }
             } catch {
@@ -99,7 +106,9 @@ extension Snapshot {
         if problems.isEmpty, let failure = restoreFailure(path, metadata: metadata, connection: connection) {
             problems.append(failure)
         }
-        return VerificationReport(path: path, problems: problems, rowCounts: counts, formatVersion: metadata.formatVersion)
+        var report = VerificationReport(path: path, problems: problems, rowCounts: counts, formatVersion: metadata.formatVersion)
+        report.notes = notes
+        return report
     }
 
     /// Why a restore of the file would fail, if it would: the same reader decodes every
@@ -123,6 +132,33 @@ extension Snapshot {
         } catch {
             return String(describing: error)
         }
+    }
+
+    /// How many rows of `table` reference a missing row of `target` through `field`, and
+    /// the ids of the first few, as a restore sees references: an integer or a string
+    /// names the row with that id (of the same kind: the string "5" is not the id 5);
+    /// null, a missing field and any other value reference nothing. A JSON column's values
+    /// are read from their JSON text.
+    private static func danglingReferences(
+        _ connection: SQLiteConnection, table: String, field: String, isJSON: Bool, target: String
+    ) throws -> (count: Int, first: [String]) {
+        let column = quoteIdentifier(field)
+        let value = isJSON ? "json_extract(\(column), '$')" : column
+        let kind = isJSON ? "json_type(\(column))" : "typeof(\(column))"
+        let dangling = """
+            \(kind) IN ('integer', 'text') AND NOT EXISTS \
+            (SELECT 1 FROM \(target) AS t WHERE t."id" = \(value) AND typeof(t."id") = \(kind))
+            """
+        let count = try scalar(connection, "SELECT count(*) FROM \(table) WHERE \(dangling)")
+        guard count > 0 else { return (0, []) }
+        let first = try connection.prepare("SELECT \"id\" FROM \(table) WHERE \(dangling) ORDER BY \"id\" LIMIT 5").rows().map { row in
+            switch row.first {
+            case .integer(let number)?: String(number)
+            case .text(let text)?: "\"\(text)\""
+            default: "?"
+            }
+        }
+        return (count, first)
     }
 
     private static func scalar(_ connection: SQLiteConnection, _ sql: String) throws -> Int {
