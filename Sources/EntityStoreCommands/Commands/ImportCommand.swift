@@ -67,7 +67,10 @@ public struct ImportCommand: ParsableCommand {
         let summary = try reportingFailures(output) {
             do {
                 return try OutputFile.writingSnapshot(to: output) {
-                    try state.writeSnapshot(to: output, options: SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) }))
+                    // No creation time: the same input imports to the same bytes.
+                    var options = SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) })
+                    options.recordsCreationTime = false
+                    return try state.writeSnapshot(to: output, options: options)
                 }
             } catch let error as SnapshotError {
                 throw dataset.explain(error) ?? error

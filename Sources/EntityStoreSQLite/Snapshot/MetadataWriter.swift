@@ -47,16 +47,17 @@ struct MetadataWriter {
             .run([.integer(Int64(rows)), .text(table)])
     }
 
-    /// Records the format and app schema versions and who wrote the file.
-    func recordMeta(appSchemaVersion: Int) throws {
+    /// Records the format and app schema versions, who wrote the file, and when, if
+    /// `recordsCreationTime`.
+    func recordMeta(appSchemaVersion: Int, recordsCreationTime: Bool = true) throws {
         let statement = try connection.prepare("INSERT OR REPLACE INTO entitystore_meta (key, value) VALUES (?, ?)")
-        let formatter = ISO8601DateFormatter()
-        for (key, value) in [
+        var facts = [
             ("format_version", String(FormatMigrator.currentVersion)),
             ("app_schema_version", String(appSchemaVersion)),
             ("library", "EntityStore"),
-            ("created_at", formatter.string(from: Date())),
-        ] {
+        ]
+        if recordsCreationTime { facts.append(("created_at", ISO8601DateFormatter().string(from: Date()))) }
+        for (key, value) in facts {
             try statement.run([.text(key), .text(value)])
         }
     }

@@ -21,6 +21,9 @@ public struct SnapshotOptions: Sendable {
     public var acceptsNewerAppSchema: Bool
     /// Called as rows are written or read (about every 10,000 rows and at the end of each table).
     public var progress: (@Sendable (SnapshotProgress) -> Void)?
+    /// Whether a write records when it happened (`created_at` in `entitystore_meta`). Off,
+    /// the file depends on the state alone: the same state writes the same bytes.
+    public var recordsCreationTime = true
 
     /// Options with an app schema version, app migrations, whether to read files of newer
     /// app schema versions, and a progress callback.

@@ -137,7 +137,8 @@ struct SnapshotWriter {
                     try MetadataWriter(connection: connection).recordTable(table, layout: layout, rows: rows, position: position)
                     counts.append(.init(name: table.name, rows: rows))
                 }
-                try MetadataWriter(connection: connection).recordMeta(appSchemaVersion: options.appSchemaVersion)
+                try MetadataWriter(connection: connection).recordMeta(
+                    appSchemaVersion: options.appSchemaVersion, recordsCreationTime: options.recordsCreationTime)
             }
             // Built after the bulk load: one sort per index instead of a b-tree insert per row.
             try connection.transaction(.exclusive) {
