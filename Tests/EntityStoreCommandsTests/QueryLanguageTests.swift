@@ -96,10 +96,35 @@ struct QueryLanguageTests {
         }
     }
 
+    /// `--join` prints the referenced record's fields; a dangling or null reference prints
+    /// none. The one-shot answer equals the shell's, which restores everything.
+    @Test func joinFollowsTheDeclaredRelation() throws {
+        let names = Dictionary(uniqueKeysWithValues: Self.dataset.carriers.map { ($0["id"]!, $0["name"]!) })
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let arguments = ["flights", "--where", "dep_delay>200", "--join", "carrier", "--fields", "id,carrier,carrier.name"]
+            let result = run(["query", path] + arguments)
+            #expect(result.status == 0, "\(result)")
+            let rows = try result.outputLines.map { try parseJSON($0) }
+            #expect(!rows.isEmpty)
+            var dangling = 0
+            for row in rows {
+                let expected = row["carrier"].flatMap { names[$0] }
+                #expect(row["carrier.name"] == expected, "\(row)")
+                if row["carrier"] != nil, row["carrier"] != .null, expected == nil { dangling += 1 }
+            }
+            #expect(dangling > 0, "the dataset should reference missing carriers")
+            let shell = run(["shell", path, "--quiet"], stdin: Data(arguments.map { "'\($0)'" }.joined(separator: " ").utf8))
+            #expect(shell.stdout == result.stdout)
+            expectFailure(run(["query", path, "flights", "--join", "tailnum"]), mentioning: ["no relation on 'tailnum'", "'carrier'"])
+        }
+    }
+
     @Test(arguments: [
         (["--where", "nosuch>1"], "no field 'nosuch'"),
         (["--sort", "nosuch"], "no field 'nosuch'"),
         (["--fields", "id,nosuch"], "no field 'nosuch'"),
+        (["--fields", "carrier.name"], "no field 'carrier.name'"),
         (["--where", "carrier"], "expected FIELD=VALUE"),
         (["--offset", "-2"], "--offset -2"),
         (["--desc"], "--sort"),

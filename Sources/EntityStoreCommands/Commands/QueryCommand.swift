@@ -19,6 +19,9 @@ public struct QueryCommand: ParsableCommand {
             (--format table|json|ndjson|csv). Fields print in the snapshot's column order, or as --fields lists them. \
             Records come in id order unless --sort says otherwise.
 
+            --join FIELD follows a declared relation (import --relation) and prints the referenced record's fields \
+            as FIELD.x columns: --join carrier --fields id,carrier.name.
+
             Example: entity-store query flights.sqlite flights --where carrier=UA --where "dep_delay>60" --sort dep_delay --desc --limit 5
             """)
 
@@ -52,6 +55,11 @@ public struct QueryCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Print only these fields, in this order: a,b,c.", valueName: "fields"))
     var fields: String?
+
+    @Option(name: .customLong("join"), help: ArgumentHelp(
+        "Print with each record the record its FIELD references through a declared relation, as FIELD.x columns (repeatable).",
+        valueName: "field"))
+    var joins: [String] = []
 
     @Option(help: "table, json, ndjson or csv (default: table on a terminal, else ndjson).")
     var format: OutputFormat?
@@ -100,17 +108,31 @@ public struct QueryCommand: ParsableCommand {
             return condition
         }
         if let sort { try tableFields.check(sort, option: "--sort \(sort)") }
+        let stored = metadata.table(named: table)
+        var joined: [QueryRequest.Join] = []
+        var printable = tableFields.names
+        for field in joins {
+            try tableFields.check(field, option: "--join \(field)")
+            guard let relation = stored?.relations.first(where: { $0.field == field }) else {
+                let declared = stored?.relations.map { Echo.name($0.field) }.joined(separator: ", ") ?? ""
+                throw CommandFailure("--join \(field): table \(Echo.name(table)) declares no relation on \(Echo.name(field)) (relations: \(declared.isEmpty ? "none" : declared))")
+            }
+            joined.append(QueryRequest.Join(field: field, target: relation.targetTable))
+            let target = try TableFields(relation.targetTable, in: metadata, snapshot: snapshot)
+            printable += target.names.map { "\(field).\($0)" }
+        }
+        let allFields = TableFields(table: table, names: printable)
         let shown = try fields.map { list in
             try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
                 let field = String(name).trimmingSpaces
-                try tableFields.check(field, option: "--fields \(list)")
+                try allFields.check(field, option: "--fields \(list)")
                 return field
             }
-        } ?? tableFields.names
+        } ?? printable
         return QueryRequest(
             table: table, id: id.map(FieldCondition.value), conditions: parsed, sort: sort, descending: desc,
             offset: offset, limit: limit, fields: shown, countOnly: count, explain: explain,
-            format: json ? .json : (format ?? .automatic))
+            format: json ? .json : (format ?? .automatic), joins: joined)
     }
 }
 

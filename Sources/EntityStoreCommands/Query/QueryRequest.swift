@@ -19,6 +19,14 @@ struct QueryRequest {
     /// Print the plan on standard error.
     let explain: Bool
     let format: OutputFormat
+    /// Relations whose referenced record is printed with each record, as `FIELD.x` columns.
+    var joins: [Join] = []
+
+    /// A declared relation to follow: `field` holds the id of a record of `target`.
+    struct Join {
+        let field: String
+        let target: String
+    }
 
     /// The query on `state`'s table.
     func query(in state: EntityState) -> Query<DynamicRecord> {
@@ -55,12 +63,38 @@ struct QueryRequest {
                 try transaction[Table<DynamicRecord>(table)].insert(contentsOf: records)
             }
         }
-        return try answer(in: state, explaining: false)
+        // The referenced records of the rows printed, read by id.
+        return try answer(in: state, explaining: false) { join, ids in
+            var filter = SnapshotTableReader.Filter()
+            var found: [RecordID: DynamicRecord] = [:]
+            // SQLite binds at most 32,766 values per statement.
+            for start in stride(from: 0, to: ids.count, by: 10_000) {
+                let chunk = ids[start..<min(ids.count, start + 10_000)]
+                filter.clauses = ["\"id\" IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"]
+                filter.arguments = chunk.map { id in
+                    switch id {
+                    case .integer(let number): .integer(number)
+                    case .string(let text): .text(text)
+                    }
+                }
+                let chunkRecords = try reportingFailures { try reader.records(join.target, filter) }
+                for record in chunkRecords {
+                    // SQLite matches the text '5' with the id 5; references name ids of their own kind.
+                    if ids.contains(record.id) { found[record.id] = record }
+                }
+            }
+            return found
+        }
     }
 
     /// The printed answer.
+    /// - Parameter referenced: the records of a join's target with these ids; by default
+    ///   looked up in `state`.
     /// - Throws: ``CommandFailure`` when an `id` asked alone names no record.
-    func answer(in state: EntityState, explaining: Bool = true) throws -> String {
+    func answer(
+        in state: EntityState, explaining: Bool = true,
+        referenced: ((Join, [RecordID]) throws -> [RecordID: DynamicRecord])? = nil
+    ) throws -> String {
         let query = query(in: state)
         if explain, explaining {
             var standardError = StandardError()
@@ -71,6 +105,21 @@ struct QueryRequest {
         if let id, records.isEmpty, conditions.isEmpty {
             throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
         }
-        return RowPrinter(format: format, fields: fields).text(records.map(\.row))
+        var rows = records.map(\.row)
+        for join in joins {
+            var ids: [RecordID] = []
+            var seen = Set<RecordID>()
+            for record in records {
+                if let id = record.fields[join.field].flatMap(RecordID.init), seen.insert(id).inserted { ids.append(id) }
+            }
+            let found = try referenced?(join, ids) ?? Dictionary(uniqueKeysWithValues: ids.compactMap { id in
+                state[Table<DynamicRecord>(join.target)].find(id).map { (id, $0) }
+            })
+            for (position, record) in records.enumerated() {
+                guard let id = record.fields[join.field].flatMap(RecordID.init), let target = found[id] else { continue }
+                for (name, value) in target.row { rows[position]["\(join.field).\(name)"] = value }
+            }
+        }
+        return RowPrinter(format: format, fields: fields).text(rows)
     }
 }

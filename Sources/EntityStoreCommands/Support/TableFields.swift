@@ -31,6 +31,12 @@ struct TableFields {
         names = ["id"] + fields.sorted()
     }
 
+    /// Fields given as they are.
+    init(table: String, names: [String]) {
+        self.table = table
+        self.names = names
+    }
+
     /// Throws unless `field` is one of the table's fields; `option` names what gave it.
     func check(_ field: String, option: String) throws {
         guard !names.contains(field) else { return }
