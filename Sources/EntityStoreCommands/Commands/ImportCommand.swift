@@ -47,8 +47,11 @@ public struct ImportCommand: ParsableCommand {
         try OutputFile.checkWritable(output, force: force)
         let dataset = try DatasetReader(path: input, csv: csvOptions, csvTable: table)
         let names = dataset.tables.keys.sorted()
+        // The fields of the tables an option names, to check the names it gives.
         var fields: [String: TableFields] = [:]
-        for name in names { fields[name] = TableFields(records: dataset.tables[name] ?? [], table: name) }
+        for name in schemaOptions.namedTables where dataset.tables[name] != nil {
+            fields[name] = TableFields(records: dataset.tables[name] ?? [], table: name)
+        }
         let schema = try schemaOptions.schema(for: names, fields: fields)
         let state = try reportingFailures(input) {
             try EntityState.build(schema: schema) { tx in

@@ -14,6 +14,11 @@ struct SchemaOptions: ParsableArguments {
     @Flag(help: "Write the snapshot even if a declared relation has references to missing records (by default they are listed and the import fails).")
     var allowDangling = false
 
+    /// The tables that `--index` and `--relation` options name.
+    var namedTables: Set<String> {
+        Set((indexes + relations).compactMap { option in option.split(separator: ".", maxSplits: 1).first.map(String.init) })
+    }
+
     /// The declared relations as (table, field, target table).
     var declaredRelations: [(table: String, field: String, target: String)] {
         relations.compactMap { option in

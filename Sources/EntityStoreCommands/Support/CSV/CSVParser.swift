@@ -23,6 +23,8 @@ struct CSVParser {
     ) throws {
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let end = bytes.count
+        // Validated once, so that each field decodes without a check of its own.
+        if let line = firstInvalidUTF8Line(bytes) { throw Failure(line: line, reason: "the text is not valid UTF-8") }
         var line = 1
         var fields: [String] = []
         var field: [UInt8] = []
@@ -93,10 +95,24 @@ struct CSVParser {
         }
     }
 
+    /// A field's text; the whole input was validated as UTF-8 first, and fields split at
+    /// ASCII separators only, so each one is valid too.
     private static func string(_ bytes: some Collection<UInt8>, line: Int) throws -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw Failure(line: line, reason: "the text is not valid UTF-8")
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The line of the first byte that is not well-formed UTF-8, or nil if all are.
+    private static func firstInvalidUTF8Line(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        // Most files are ASCII: a quick scan settles them.
+        if !bytes.contains(where: { $0 >= 0x80 }) { return nil }
+        if String(validating: bytes, as: UTF8.self) != nil { return nil }
+        // Find where, line by line (a line break never splits a UTF-8 sequence).
+        var line = 1, start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x0A {
+            if String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) == nil { return line }
+            line += 1
+            start = index + 1
         }
-        return text
+        return line
     }
 }

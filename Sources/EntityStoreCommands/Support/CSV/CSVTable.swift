@@ -29,6 +29,7 @@ struct CSVTable {
         var header: [String]?
         var columns: [[String?]] = []
         var lines: [Int] = []
+        let hasOtherNullTexts = options.nullTexts.contains { !$0.isEmpty }
         do {
             try data.withUnsafeBytes { raw in
                 try CSVParser.forEachRecord(in: raw.bindMemory(to: UInt8.self)) { fields, line in
@@ -41,7 +42,8 @@ struct CSVTable {
                         throw CSVParser.Failure(line: line, reason: "\(fields.count) fields, but the header names \(names.count)")
                     }
                     for (column, text) in fields.enumerated() {
-                        columns[column].append(options.nullTexts.contains(text) ? nil : text)
+                        let isNull = text.isEmpty || (hasOtherNullTexts && options.nullTexts.contains(text))
+                        columns[column].append(isNull ? nil : text)
                     }
                     lines.append(line)
                 }
