@@ -29,12 +29,16 @@ struct OneShotQueryTests {
             maybe("b", .bool(Bool.random(using: &random)))
             maybe("mixed", [.integer(1), .string("1"), .bool(true), .array([1])].randomElement(using: &random)!)
             if id.isMultiple(of: 3) { fields["nothing"] = .null }
+            // Columns with missing fields but no null: scalar columns in every format.
+            if Int.random(in: 0..<5, using: &random) > 0 { fields["k"] = .integer(Int64.random(in: -4...4, using: &random) * 1_000_000_007) }
+            if Int.random(in: 0..<5, using: &random) > 0 { fields["t"] = .string(words.randomElement(using: &random)!) }
+            fields["d"] = .double(Double(Int.random(in: -8...8, using: &random)) / 4)
             return DynamicRecord(id: .integer(Int64(id)), fields: fields)
         }
     }
 
     static func randomCondition(_ random: inout SplitMix64) -> FieldCondition {
-        let field = ["n", "i", "s", "b", "mixed", "nothing", "id"].randomElement(using: &random)!
+        let field = ["n", "i", "s", "b", "mixed", "nothing", "id", "k", "t", "d"].randomElement(using: &random)!
         let operands: [JSONValue] = [.integer(0), .integer(2), .double(2), .double(-1.5), .integer(7), .string("é"), .string("e\u{301}"),
                                      .string("a"), .string("\u{2126}"), .string("10"), .bool(true), .bool(false), .array([1])]
         let op = [FieldCondition.Operator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .oneOf, .isNull, .isNotNull]
@@ -61,16 +65,28 @@ struct OneShotQueryTests {
         let reader = try SnapshotTableReader(path: path)
         let fields = try TableFields("t", in: reader.metadata, snapshot: path)
         var random = SplitMix64(seed: seed &* 7919)
-        var exactCounts = 0
+        var exactCounts = 0, sqlGroups = 0
         for _ in 0..<300 {
             let conditions = (0..<Int.random(in: 0...2, using: &random)).map { _ in Self.randomCondition(&random) }
                 .filter { fields.names.contains($0.field) }
             for countOnly in [true, false] {
+                let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d"]
+                let groupBy = Int.random(in: 0..<3, using: &random) == 0 ? names.randomElement(using: &random) : nil
+                var aggregates: [Aggregate] = groupBy != nil || Bool.random(using: &random) ? [.count] : []
+                for _ in 0..<(groupBy == nil && aggregates.isEmpty ? 0 : Int.random(in: 0...3, using: &random)) {
+                    let field = names.randomElement(using: &random)!
+                    aggregates.append([Aggregate.sum(field), .average(field), .minimum(field), .maximum(field)].randomElement(using: &random)!)
+                }
+                let aggregating = groupBy != nil || aggregates.count > 1
+                let columns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)
                 let request = QueryRequest(
                     table: "t", id: Bool.random(using: &random) ? nil : .integer(Int64.random(in: 1...310, using: &random)),
-                    conditions: conditions, sort: Bool.random(using: &random) ? "n" : nil, descending: Bool.random(using: &random),
-                    offset: nil, limit: Bool.random(using: &random) ? 5 : nil, fields: fields.names, countOnly: countOnly,
-                    explain: false, format: .ndjson)
+                    conditions: conditions,
+                    sort: aggregating ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil) : (Bool.random(using: &random) ? "n" : nil),
+                    descending: Bool.random(using: &random),
+                    offset: nil, limit: Bool.random(using: &random) ? 5 : nil, fields: aggregating ? columns : fields.names,
+                    countOnly: countOnly, explain: false, format: .ndjson,
+                    groupBy: groupBy, aggregates: aggregating ? aggregates : [])
                 // A missing id fails both ways, with the same message.
                 func answer(_ body: () throws -> String?) -> String {
                     do { return try body() ?? "nil" } catch { return "error: \(error)" }
@@ -78,9 +94,15 @@ struct OneShotQueryTests {
                 let oneShot = answer { try request.answer(from: reader) }
                 let full = answer { try request.answer(in: restored) }
                 #expect(oneShot == full, "\(conditions) id \(String(describing: request.id)) count \(countOnly)")
-                if countOnly, SQLPushdown(reader.metadata.table(named: "t")!).filter(conditions).isExact { exactCounts += 1 }
+                let pushdown = SQLPushdown(reader.metadata.table(named: "t")!)
+                if countOnly, pushdown.filter(conditions).isExact { exactCounts += 1 }
+                if aggregating, pushdown.filter(conditions).isExact,
+                   try pushdown.groups(of: "t", pushdown.filter(conditions).filter, by: groupBy, aggregates, reader: reader) != nil {
+                    sqlGroups += 1
+                }
             }
         }
         #expect(exactCounts > 50, "SQLite answered too few counts alone: \(exactCounts)")
+        #expect(sqlGroups > 5, "SQLite answered too few group-bys: \(sqlGroups)")
     }
 }

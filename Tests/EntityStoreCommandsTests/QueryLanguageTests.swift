@@ -96,6 +96,45 @@ struct QueryLanguageTests {
         }
     }
 
+    /// Group-by aggregates against a computation over the generated records.
+    @Test func groupByAggregates() throws {
+        var expected: [String: (count: Int, sum: Double, values: Int, max: Double?)] = [:]
+        for flight in Self.dataset.flights {
+            let key = flight["carrier"].flatMap { if case .string(let code) = $0 { code } else { nil } } ?? "null"
+            var group = expected[key] ?? (0, 0, 0, nil)
+            group.count += 1
+            if let delay = FlightsLikeDataset.number(flight["dep_delay"]) {
+                group.sum += delay
+                group.values += 1
+                group.max = max(group.max ?? delay, delay)
+            }
+            expected[key] = group
+        }
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let result = run(["query", path, "flights", "--group-by", "carrier", "--count", "--sum", "dep_delay", "--avg", "dep_delay", "--max", "dep_delay"])
+            #expect(result.status == 0, "\(result)")
+            let rows = try result.outputLines.map { try parseJSON($0) }
+            #expect(rows.count == expected.count)
+            #expect(rows.first?["carrier"] == .null, "the null group comes first")
+            for row in rows {
+                let key = row["carrier"]?.stringValue ?? "null"
+                let group = try #require(expected[key], "\(row)")
+                #expect(row["count"] == .integer(Int64(group.count)), "\(row)")
+                #expect(FlightsLikeDataset.number(row["sum(dep_delay)"]) == group.sum, "\(row)")
+                #expect(FlightsLikeDataset.number(row["avg(dep_delay)"]).map { abs($0 - group.sum / Double(group.values)) < 1e-9 } ?? false, "\(row)")
+                #expect(FlightsLikeDataset.number(row["max(dep_delay)"]) == group.max, "\(row)")
+            }
+            // Sorted by an aggregate, paged.
+            let top = run(["query", path, "flights", "--group-by", "carrier", "--count", "--sort", "count", "--desc", "--limit", "2", "--format", "csv"])
+            let counts = expected.values.map(\.count).sorted(by: >)
+            #expect(top.outputLines.count == 3 && top.outputLines[0] == "carrier,count", "\(top)")
+            #expect(top.outputLines.dropFirst().map { Int($0.split(separator: ",").last ?? "") } == counts.prefix(2).map { Optional($0) })
+            let bare = run(["query", path, "flights", "--group-by", "carrier"])
+            #expect(bare.status == 64 && bare.stderr.contains("--count"), "\(bare)")
+        }
+    }
+
     /// `--join` prints the referenced record's fields; a dangling or null reference prints
     /// none. The one-shot answer equals the shell's, which restores everything.
     @Test func joinFollowsTheDeclaredRelation() throws {

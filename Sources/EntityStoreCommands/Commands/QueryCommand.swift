@@ -19,6 +19,10 @@ public struct QueryCommand: ParsableCommand {
             (--format table|json|ndjson|csv). Fields print in the snapshot's column order, or as --fields lists them. \
             Records come in id order unless --sort says otherwise.
 
+            --group-by F prints one row per value of F (null and missing together; 1 and 1.0 together) with the \
+            aggregates asked: --count, --sum F, --avg F, --min F, --max F (also without --group-by, over all matches). \
+            --sort then names an output column (count, sum(F) ...), and --limit and --offset page the groups.
+
             --join FIELD follows a declared relation (import --relation) and prints the referenced record's fields \
             as FIELD.x columns: --join carrier --fields id,carrier.name.
 
@@ -37,8 +41,23 @@ public struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: ArgumentHelp("A condition, e.g. carrier=UA or \"dep_delay>60\" (repeatable).", valueName: "condition"))
     var conditions: [String] = []
 
-    @Flag(help: "Print the number of matching records alone.")
+    @Flag(help: "Print the number of matching records alone; with --group-by or another aggregate, a count column.")
     var count = false
+
+    @Option(name: .customLong("group-by"), help: ArgumentHelp("One row per value of this field, with the aggregates asked.", valueName: "field"))
+    var groupBy: String?
+
+    @Option(name: .customLong("sum"), help: ArgumentHelp("The sum of a numeric field, as a sum(F) column (repeatable).", valueName: "field"))
+    var sums: [String] = []
+
+    @Option(name: .customLong("avg"), help: ArgumentHelp("The mean of a numeric field, as avg(F) (repeatable).", valueName: "field"))
+    var averages: [String] = []
+
+    @Option(name: .customLong("min"), help: ArgumentHelp("The least number or string of a field, as min(F) (repeatable).", valueName: "field"))
+    var minimums: [String] = []
+
+    @Option(name: .customLong("max"), help: ArgumentHelp("The greatest number or string of a field, as max(F) (repeatable).", valueName: "field"))
+    var maximums: [String] = []
 
     @Option(help: "Order by this field (records without it come last; null sorts before every value).")
     var sort: String?
@@ -80,8 +99,13 @@ public struct QueryCommand: ParsableCommand {
         if let offset, offset < 0 { throw ValidationError("--offset \(offset): the number of records must be 0 or more") }
         if json, let format, format != .json { throw ValidationError("--json contradicts --format \(format.rawValue)") }
         if desc, sort == nil { throw ValidationError("--desc orders by --sort FIELD: give --sort") }
-        if count, sort != nil || fields != nil || format != nil || json {
+        let aggregating = groupBy != nil || !(sums + averages + minimums + maximums).isEmpty
+        if count, !aggregating, sort != nil || fields != nil || format != nil || json {
             throw ValidationError("--count prints one number: it takes no --sort, --fields or --format")
+        }
+        if aggregating, !joins.isEmpty { throw ValidationError("--join prints records; it does not combine with --group-by or aggregates") }
+        if groupBy != nil, !count, (sums + averages + minimums + maximums).isEmpty {
+            throw ValidationError("--group-by \(groupBy ?? ""): say what to compute per group: --count, --sum F, --avg F, --min F or --max F")
         }
         for condition in conditions { _ = try FieldCondition(parsing: condition) }
     }
@@ -107,7 +131,22 @@ public struct QueryCommand: ParsableCommand {
             try tableFields.check(condition.field, option: "--where \(text)")
             return condition
         }
-        if let sort { try tableFields.check(sort, option: "--sort \(sort)") }
+        var aggregates: [Aggregate] = count ? [.count] : []
+        aggregates += sums.map(Aggregate.sum) + averages.map(Aggregate.average) + minimums.map(Aggregate.minimum) + maximums.map(Aggregate.maximum)
+        for aggregate in aggregates {
+            if let field = aggregate.field { try tableFields.check(field, option: "--\(aggregate.name.prefix { $0 != "(" }) \(field)") }
+        }
+        if let groupBy { try tableFields.check(groupBy, option: "--group-by \(groupBy)") }
+        let isAggregating = groupBy != nil || aggregates.contains { $0 != .count }
+        // Aggregate rows have their own columns: the group field, then the aggregates.
+        let aggregateColumns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)
+        if let sort {
+            if isAggregating {
+                try TableFields(table: table, names: aggregateColumns).check(sort, option: "--sort \(sort)")
+            } else {
+                try tableFields.check(sort, option: "--sort \(sort)")
+            }
+        }
         let stored = metadata.table(named: table)
         var joined: [QueryRequest.Join] = []
         var printable = tableFields.names
@@ -121,6 +160,7 @@ public struct QueryCommand: ParsableCommand {
             let target = try TableFields(relation.targetTable, in: metadata, snapshot: snapshot)
             printable += target.names.map { "\(field).\($0)" }
         }
+        if isAggregating { printable = aggregateColumns }
         let allFields = TableFields(table: table, names: printable)
         let shown = try fields.map { list in
             try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
@@ -132,7 +172,8 @@ public struct QueryCommand: ParsableCommand {
         return QueryRequest(
             table: table, id: id.map(FieldCondition.value), conditions: parsed, sort: sort, descending: desc,
             offset: offset, limit: limit, fields: shown, countOnly: count, explain: explain,
-            format: json ? .json : (format ?? .automatic), joins: joined)
+            format: json ? .json : (format ?? .automatic), joins: joined,
+            groupBy: groupBy, aggregates: isAggregating ? aggregates : [])
     }
 }
 

@@ -73,7 +73,8 @@ public struct ShellCommand: ParsableCommand {
     static func helpMessage() -> String {
         """
         TABLE [--where CONDITION ...] [--sort FIELD [--desc]] [--offset N] [--limit N] [--fields a,b,c]
-              [--count] [--format table|json|ndjson|csv] [--explain]
+              [--count] [--group-by F] [--sum F] [--avg F] [--min F] [--max F] [--join F]
+              [--format table|json|ndjson|csv] [--explain]
         conditions: F=V  F!=V  F<V  F<=V  F>V  F>=V  F=in:A,B  'F is null'  'F not null'
         tables      list the tables and their fields
         quit        leave (or Ctrl-D)

@@ -21,6 +21,14 @@ struct QueryRequest {
     let format: OutputFormat
     /// Relations whose referenced record is printed with each record, as `FIELD.x` columns.
     var joins: [Join] = []
+    /// Group the matches by this field, one printed row per value.
+    var groupBy: String?
+    /// The aggregates printed per group (or once for all matches).
+    var aggregates: [Aggregate] = []
+
+    /// Whether the answer is aggregate rows rather than records (a bare `--count` is not:
+    /// it prints one number).
+    var isAggregating: Bool { groupBy != nil || !aggregates.isEmpty }
 
     /// A declared relation to follow: `field` holds the id of a record of `target`.
     struct Join {
@@ -28,15 +36,34 @@ struct QueryRequest {
         let target: String
     }
 
-    /// The query on `state`'s table.
+    /// The query on `state`'s table (without order and paging when aggregating: those
+    /// apply to the groups).
     func query(in state: EntityState) -> Query<DynamicRecord> {
         var query = state[Table<DynamicRecord>(table)].query()
         if let id { query = query.where(field: "id", equals: id) }
         for condition in conditions { query = condition.apply(to: query) }
+        if isAggregating { return query.sorted(byField: "id") }
         query = query.sorted(byField: sort ?? "id", descending: descending)
         if let offset { query = query.offset(offset) }
         if let limit { query = query.limit(limit) }
         return query
+    }
+
+    /// Aggregate rows ordered by `--sort` (ties, and by default, in group key order) and paged.
+    private func ordered(_ rows: [[String: JSONValue]]) -> [[String: JSONValue]] {
+        var rows = rows
+        if let sort {
+            // A stable sort: rows arrive in group key order.
+            rows = rows.enumerated().sorted { left, right in
+                let order = GroupKey.order(left.element[sort] ?? .null, right.element[sort] ?? .null)
+                if order != 0 { return descending ? order > 0 : order < 0 }
+                return left.offset < right.offset
+            }.map(\.element)
+        } else if descending {
+            rows.reverse()
+        }
+        let paged = rows.dropFirst(offset ?? 0)
+        return Array(limit.map { paged.prefix($0) } ?? paged)
     }
 
     /// The printed answer, read from the snapshot without restoring it: SQLite counts
@@ -54,8 +81,11 @@ struct QueryRequest {
             let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
             print("plan: read from the snapshot: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
         }
-        if countOnly, isExact {
+        if countOnly, !isAggregating, isExact {
             return "\(try reportingFailures { try reader.count(table, filter) })\n"
+        }
+        if isAggregating, isExact, let grouped = try pushdown.groups(of: table, filter, by: groupBy, aggregates, reader: reader) {
+            return RowPrinter(format: format, fields: fields).text(ordered(grouped))
         }
         let records = try reportingFailures { try reader.records(table, filter) }
         let state = try reportingFailures {
@@ -100,8 +130,11 @@ struct QueryRequest {
             var standardError = StandardError()
             print("plan: \(query.plan)", to: &standardError)
         }
-        if countOnly { return "\(query.count)\n" }
+        if countOnly, !isAggregating { return "\(query.count)\n" }
         let records = query.results
+        if isAggregating {
+            return RowPrinter(format: format, fields: fields).text(ordered(Aggregate.rows(of: records, groupBy: groupBy, aggregates)))
+        }
         if let id, records.isEmpty, conditions.isEmpty {
             throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
         }

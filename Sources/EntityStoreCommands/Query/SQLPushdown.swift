@@ -81,4 +81,66 @@ struct SQLPushdown {
         default: nil
         }
     }
+
+    /// The aggregate rows of a group-by, computed by SQLite, or nil when it cannot give
+    /// exactly the in-memory answer: the grouping column and each aggregated column must
+    /// be scalar, sums and averages only of integer columns (SQLite adds doubles in its
+    /// own order, and an integer overflow is an error there).
+    func groups(
+        of table: String, _ filter: SnapshotTableReader.Filter, by field: String?, _ aggregates: [Aggregate],
+        reader: SnapshotTableReader
+    ) throws -> [[String: JSONValue]]? {
+        let scalar: Set<ColumnKind> = [.integer, .double, .string, .bool, .null]
+        if let field { guard let kind = kinds[field], scalar.contains(kind) else { return nil } }
+        var expressions = field.map { [quoteIdentifier($0)] } ?? []
+        for aggregate in aggregates {
+            switch aggregate {
+            case .count:
+                expressions.append("count(*)")
+            case .sum(let name), .average(let name):
+                guard let kind = kinds[name], kind == .integer || kind == .null else { return nil }
+                let function = if case .sum = aggregate { "sum" } else { "avg" }
+                expressions.append("\(function)(\(quoteIdentifier(name)))")
+            case .minimum(let name), .maximum(let name):
+                guard let kind = kinds[name], [.integer, .double, .string, .null].contains(kind) else { return nil }
+                let function = if case .minimum = aggregate { "min" } else { "max" }
+                expressions.append("\(function)(\(quoteIdentifier(name)))")
+            }
+        }
+        let rows: [[SQLiteValue]]
+        do {
+            rows = try reader.select(expressions, from: table, filter, groupBy: field.map(quoteIdentifier))
+        } catch {
+            return nil  // an integer sum overflowed: the in-memory path turns it into a double
+        }
+        return rows.map { values in
+            var row: [String: JSONValue] = [:]
+            var position = 0
+            if let field {
+                row[field] = Self.json(values[0], kind: kinds[field] ?? .null)
+                position = 1
+            }
+            for aggregate in aggregates {
+                let kind: ColumnKind = switch aggregate {
+                case .count, .sum: .integer
+                case .average: .double
+                case .minimum(let name), .maximum(let name): kinds[name] ?? .null
+                }
+                row[aggregate.name] = Self.json(values[position], kind: kind)
+                position += 1
+            }
+            return row
+        }
+    }
+
+    /// A value SQLite returned, as the JSON value of a column of `kind`.
+    private static func json(_ value: SQLiteValue, kind: ColumnKind) -> JSONValue {
+        switch value {
+        case .null: .null
+        case .integer(let number): kind == .bool ? .bool(number != 0) : (kind == .double ? .double(Double(number)) : .integer(number))
+        case .real(let number): .double(number)
+        case .text(let text): .string(text)
+        case .blob: .null
+        }
+    }
 }

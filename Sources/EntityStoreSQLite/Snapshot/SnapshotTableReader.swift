@@ -61,6 +61,22 @@ package struct SnapshotTableReader {
         }
     }
 
+    /// The values of `expressions` (SQL built with `quoteIdentifier` names) over the rows
+    /// of `table` that `filter` selects, grouped by `groupBy` when given: one array per
+    /// result row.
+    package func select(
+        _ expressions: [String], from table: String, _ filter: Filter, groupBy: String? = nil
+    ) throws(SnapshotError) -> [[SQLiteValue]] {
+        let grouping = groupBy.map { " GROUP BY \($0)" } ?? ""
+        do {
+            return try connection.prepare(
+                "SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table))\(filter.whereClause)\(grouping)")
+                .rows(filter.arguments)
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+    }
+
     /// The rows of `table` that `filter` selects, in id order, decoded as a restore
     /// decodes them.
     /// - Throws: ``SnapshotError/invalidData(table:detail:)`` for a value that does not fit
