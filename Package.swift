@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "EntityStoreMigrations",
             path: "Migrations",
-            resources: [.embedInCode("0001_initial.sql"), .embedInCode("0002_date_text.sql")],
+            resources: [.embedInCode("0001_initial.sql"), .embedInCode("0002_date_text.sql"), .embedInCode("0003_sql_true_columns.sql")],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",

@@ -19,6 +19,7 @@ package enum FormatMigrations {
     static let embeddedFiles: [(fileName: String, contents: [UInt8])] = [
         ("0001_initial.sql", PackageResources._001_initial_sql),
         ("0002_date_text.sql", PackageResources._002_date_text_sql),
+        ("0003_sql_true_columns.sql", PackageResources._003_sql_true_columns_sql),
     ]
 
     /// The bundled migrations in version order, or why the bundle is inconsistent.

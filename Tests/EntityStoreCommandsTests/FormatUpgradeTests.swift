@@ -1,3 +1,4 @@
+import EntityStoreSQLite
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct FormatUpgradeTests {
 
             let migrated = run(["migrate", snapshot])
             #expect(migrated.status == 0, "\(migrated)")
-            #expect(migrated.stdout == "migrated \(snapshot) from format version 1 to 2\n")
+            #expect(migrated.stdout == "migrated \(snapshot) from format version 1 to \(Snapshot.formatVersion)\n")
             #expect(run(["verify", snapshot]).status == 0)
             let dates = run(["-batch", "-readonly", snapshot, "SELECT \"when\", date(\"when\") FROM events ORDER BY id;"], executable: sqlite3)
             // 0.1 s after 1970 becomes the Date the old reader made of it (-978,307,199.9 s from

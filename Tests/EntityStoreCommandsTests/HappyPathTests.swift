@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreSQLite
 import Foundation
 import Testing
 
@@ -108,7 +109,7 @@ struct HappyPathTests {
             #expect(result.status == 0, "\(result)")
             let report = try parseJSON(result.stdout)
             #expect(report["path"] == .string(snapshot))
-            #expect(report["formatVersion"] == .integer(2))
+            #expect(report["formatVersion"] == .integer(Int64(Snapshot.formatVersion)))
             let size = try #require(report["size"]?.intValue)
             #expect(Int(size) == (try FileManager.default.attributesOfItem(atPath: snapshot)[.size] as? NSNumber)?.intValue)
             let described = try #require(report["tables"]?.arrayValue)
@@ -208,7 +209,7 @@ struct HappyPathTests {
             let before = try scratch.read("library.sqlite")
             let result = run(["migrate", snapshot])
             #expect(result.status == 0, "\(result)")
-            #expect(result.stdout == "\(snapshot) is already at format version 2\n")
+            #expect(result.stdout == "\(snapshot) is already at format version \(Snapshot.formatVersion)\n")
             #expect(run(["verify", snapshot]).status == 0)
             #expect(try scratch.read("library.sqlite").count == before.count)
         }

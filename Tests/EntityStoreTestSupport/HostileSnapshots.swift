@@ -113,7 +113,7 @@ package enum HostileSnapshots {
         },
         Mutation(name: "a generated column of 900 MB per row that the metadata lists") { db, t in
             try db.execute("ALTER TABLE \(t.quotedTable) ADD COLUMN hostile_blob BLOB GENERATED ALWAYS AS (zeroblob(900000000)) VIRTUAL")
-            try db.prepare("INSERT INTO entitystore_columns VALUES (?, 'hostile_blob', 'blob', 1, 999)").run([.text(t.table)])
+            try db.prepare("INSERT INTO entitystore_columns (table_name, name, kind, nullable, position) VALUES (?, 'hostile_blob', 'blob', 1, 999)").run([.text(t.table)])
         },
         Mutation(name: "a NULL id") { db, t in
             try withoutConstraints(db, t.table)
@@ -136,7 +136,7 @@ package enum HostileSnapshots {
             let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
             try db.execute("ALTER TABLE \(t.quotedTable) ADD COLUMN hostile_json TEXT")
             try db.prepare("UPDATE \(t.quotedTable) SET hostile_json = ?").run([.text(deep)])
-            try db.prepare("INSERT INTO entitystore_columns VALUES (?, 'hostile_json', 'json', 1, 998)").run([.text(t.table)])
+            try db.prepare("INSERT INTO entitystore_columns (table_name, name, kind, nullable, position) VALUES (?, 'hostile_json', 'json', 1, 998)").run([.text(t.table)])
         },
         Mutation(name: "JSON nested 100,000 levels deep in a listed nested column") { db, t in
             let deep = String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000)
@@ -159,7 +159,7 @@ package enum HostileSnapshots {
             try db.prepare("UPDATE entitystore_columns SET kind = 'hostile' WHERE table_name = ? AND name = ?").run([.text(t.table), .text(t.column)])
         },
         Mutation(name: "a column listed twice in two letter cases") { db, t in
-            try db.prepare("INSERT INTO entitystore_columns SELECT table_name, upper(name), kind, nullable, 997 FROM entitystore_columns WHERE table_name = ? AND name = ?")
+            try db.prepare("INSERT INTO entitystore_columns (table_name, name, kind, nullable, position) SELECT table_name, upper(name), kind, nullable, 997 FROM entitystore_columns WHERE table_name = ? AND name = ?")
                 .run([.text(t.table), .text(t.column)])
         },
         Mutation(name: "a trigger") { db, t in

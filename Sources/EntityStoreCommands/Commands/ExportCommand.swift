@@ -58,7 +58,8 @@ public struct ExportCommand: ParsableCommand {
         var tables: [ExportDirectory.TableExport] = []
         for name in state.tableNames {
             let records = state[Table<DynamicRecord>(name)].sorted { $0.id < $1.id }
-            let fields = metadata.table(named: name)?.columns.map(\.name).filter { $0 != "id" } ?? []
+            let fields = metadata.table(named: name)?.columns.map(\.name)
+                .filter { $0 != "id" && $0 != NullMeaning.absentFieldsColumn } ?? []
             tables.append(ExportDirectory.TableExport(name: name, fields: fields, records: records))
         }
         switch format {

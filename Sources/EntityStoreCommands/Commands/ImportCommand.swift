@@ -73,6 +73,7 @@ public struct ImportCommand: ParsableCommand {
                     // No creation time: the same input imports to the same bytes.
                     var options = SnapshotOptions(progress: { bar.update($0.rowsDone, of: $0.totalRows) })
                     options.recordsCreationTime = false
+                    options.fieldOrder = dataset.fieldOrder
                     return try state.writeSnapshot(to: output, options: options)
                 }
             } catch let error as SnapshotError {

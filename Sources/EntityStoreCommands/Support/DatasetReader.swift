@@ -20,6 +20,9 @@ struct DatasetReader {
     private var sources: [String: String] = [:]
     /// The kind each column of a CSV table was read as.
     private(set) var kinds: [String: [String: CSVColumnKind]] = [:]
+    /// The field order of the tables whose input states one (a CSV header); the others'
+    /// fields are stored in name order.
+    private(set) var fieldOrder: [String: [String]] = [:]
 
     /// Reads `path`, a file or a directory.
     /// - Throws: ``CommandFailure`` naming the file, the table, the record and the problem.
@@ -106,6 +109,7 @@ struct DatasetReader {
         let parsed = try CSVTable(data: try Self.read(file), file: file, options: options)
         try add(records: parsed.records, table: table, file: file) { "row \($0 + 1)" }
         kinds[table] = Dictionary(uniqueKeysWithValues: zip(parsed.header, parsed.kinds))
+        fieldOrder[table] = parsed.header
     }
 
     private mutating func readLines(_ file: String, table: String) throws {

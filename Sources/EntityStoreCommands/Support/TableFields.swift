@@ -18,7 +18,8 @@ struct TableFields {
             throw CommandFailure("\(snapshot): no table \(Echo.name(table)) (tables: \(tables.isEmpty ? "none" : tables))")
         }
         self.table = table
-        let columns = stored.columns.map(\.name)
+        // The hidden column of missing fields is the format's, not a field.
+        let columns = stored.columns.map(\.name).filter { $0 != NullMeaning.absentFieldsColumn }
         names = ["id"] + columns.filter { $0 != "id" }
     }
 

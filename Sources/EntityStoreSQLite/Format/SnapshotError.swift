@@ -33,6 +33,12 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// it would replace saves that file has made (or will make) with another state.
     case fileInUse(path: String)
 
+    /// The error with a table's name where it was written without one ("?").
+    func naming(table: String) -> SnapshotError {
+        if case .encodingFailed("?", let detail) = self { return .encodingFailed(table: table, detail: detail) }
+        return self
+    }
+
     /// Classifies an SQLite failure on the file at `path`: a file that does not start with
     /// SQLite's header is ``notASnapshot(path:reason:)``, other damage
     /// ``corrupt(path:message:)``, no room ``diskFull(path:_:)``.

@@ -1,18 +1,39 @@
 import EntityStore
 
-/// The column kind of every field of a dynamic table, decided before writing: a field
-/// whose values all share one JSON scalar kind gets that kind; a field with mixed kinds,
-/// explicit nulls, or nested values is stored as JSON text, so every value (and the
-/// difference between `null` and an absent field) survives exactly.
+/// The columns of a dynamic table, decided before writing: each field's kind, what SQL
+/// `NULL` means in its column, and the column order.
+///
+/// A field whose non-null values share one scalar kind keeps that kind's column (INTEGER,
+/// REAL, TEXT, or 0/1 for booleans), with `NULL` for `null`, so SQL on the file sees real
+/// numbers and strings. Whether `NULL` then means `null`, a missing field, or either
+/// (told apart per row by the hidden ``NullMeaning/absentFieldsColumn``) is recorded per
+/// column (``NullMeaning``). Fields with values of several kinds, or nested values, are
+/// JSON text, which spells `null` itself.
 struct DynamicKinds {
     private(set) var kinds: [String: ColumnKind] = [:]
+    private(set) var nulls: [String: NullMeaning] = [:]
+    /// The fields in column order.
+    private(set) var order: [String] = []
+    /// Whether some column's `NULL` can mean either, so rows list the fields they lack.
+    private var hasEither = false
 
-    init(rows: some Sequence<DynamicRecord>) {
+    /// The columns for `rows`; fields come in `preferredOrder`, then the others by name.
+    /// - Complexity: O(n × fields) for n records.
+    init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = []) {
         var seen: [String: ColumnKind] = [:]
         var mixed: Set<String> = []
+        var hasNull: Set<String> = []
+        var present: [String: Int] = [:]
+        var rowCount = 0
         for record in rows {
-            for (name, value) in record.fields where !mixed.contains(name) {
-                let kind = Self.kind(of: value)
+            rowCount += 1
+            for (name, value) in record.fields {
+                present[name, default: 0] += 1
+                guard let kind = Self.kind(of: value) else {
+                    hasNull.insert(name)
+                    continue
+                }
+                if mixed.contains(name) { continue }
                 if let previous = seen[name] {
                     if previous != kind { mixed.insert(name) }
                 } else {
@@ -20,17 +41,43 @@ struct DynamicKinds {
                 }
             }
         }
-        for (name, kind) in seen { kinds[name] = mixed.contains(name) ? .json : kind }
+        for (name, count) in present {
+            let kind = mixed.contains(name) ? .json : (seen[name] ?? .null)
+            kinds[name] = kind
+            // JSON text spells null itself; a scalar column's NULL needs a meaning.
+            if kind == .json || !hasNull.contains(name) {
+                nulls[name] = .absent
+            } else {
+                nulls[name] = count == rowCount ? .null : .either
+            }
+        }
+        hasEither = nulls.values.contains(.either)
+        let preferred = preferredOrder.filter { kinds[$0] != nil }
+        let listed = Set(preferred)
+        order = preferred + kinds.keys.filter { !listed.contains($0) }.sorted()
     }
 
-    init(kinds: [String: ColumnKind]) {
-        self.kinds = kinds
+    /// The columns to declare before the first row, in order, with what NULL means in
+    /// each: the id, the fields, and the hidden column when some column needs it.
+    var columns: [(name: String, nulls: NullMeaning)] {
+        [("id", .absent)] + order.map { ($0, nulls[$0] ?? .absent) } + (hasEither ? [(NullMeaning.absentFieldsColumn, .absent)] : [])
     }
 
-    /// `null` has no scalar column kind of its own: it forces JSON.
-    private static func kind(of value: JSONValue) -> ColumnKind {
+    /// The columns a snapshot file already has (incremental saves).
+    init(columns: [SnapshotMetadata.ColumnMetadata]) {
+        for column in columns where column.name != "id" && column.name != NullMeaning.absentFieldsColumn {
+            kinds[column.name] = column.kind
+            nulls[column.name] = column.nulls
+            order.append(column.name)
+        }
+        hasEither = nulls.values.contains(.either)
+    }
+
+    /// The kind of a non-null value; nil for `null`.
+    private static func kind(of value: JSONValue) -> ColumnKind? {
         switch value {
-        case .null, .array, .object: return .json
+        case .null: return nil
+        case .array, .object: return .json
         case .bool: return .bool
         case .integer: return .integer
         case .double: return .double
@@ -38,18 +85,57 @@ struct DynamicKinds {
         }
     }
 
-    /// The record as named column values; absent fields are omitted (NULL).
-    func fields(of record: DynamicRecord) -> [(name: String, value: EncodedValue)] {
+    /// Why a record does not fit columns decided earlier (an incremental save then
+    /// writes the whole file again).
+    struct Mismatch: Error {}
+
+    /// The record as named column values in column order: the id first, missing fields
+    /// left out (NULL), the hidden column when the record lacks an `either` field.
+    /// - Throws: ``Mismatch`` when a value does not fit its column as decided (a value of
+    ///   another kind, `null` where NULL means missing, a missing field where NULL means
+    ///   `null`, or `null` in a new column); ``SnapshotError`` for a field with the hidden
+    ///   column's name.
+    func fields(of record: DynamicRecord) throws -> [(name: String, value: EncodedValue)] {
+        if record.fields[NullMeaning.absentFieldsColumn] != nil {
+            throw SnapshotError.encodingFailed(
+                table: "?", detail: "record \(record.id): the field name '\(NullMeaning.absentFieldsColumn)' is reserved by the snapshot format")
+        }
         var fields: [(name: String, value: EncodedValue)] = [("id", Self.encodeID(record.id))]
-        fields.reserveCapacity(record.fields.count + 1)
-        for (name, value) in record.fields {
-            if kinds[name] == .json {
-                fields.append((name, EncodedValue(value: .text(value.serialized()), kind: .json)))
-            } else {
+        fields.reserveCapacity(record.fields.count + 2)
+        var absent: [JSONValue] = []
+        for name in order {
+            guard let value = record.fields[name] else {
+                switch nulls[name] {
+                case .either?: absent.append(.string(name))
+                case .null?: throw Mismatch()
+                default: break
+                }
+                continue
+            }
+            fields.append((name, try encode(value, as: name)))
+        }
+        // Fields the columns do not know yet (an incremental save adds a column for them).
+        if record.fields.count > fields.count - 1 {
+            for (name, value) in record.fields.sorted(by: { $0.key < $1.key }) where kinds[name] == nil {
+                guard let kind = Self.kind(of: value), kind != .json else { throw Mismatch() }
                 fields.append((name, RowEncoder.encode(value)))
             }
         }
+        if hasEither, !absent.isEmpty {
+            fields.append((NullMeaning.absentFieldsColumn, EncodedValue(value: .text(JSONValue.array(absent).serialized()), kind: .json)))
+        }
         return fields
+    }
+
+    private func encode(_ value: JSONValue, as name: String) throws -> EncodedValue {
+        let kind = kinds[name]
+        if kind == .json { return EncodedValue(value: .text(value.serialized()), kind: .json) }
+        guard let valueKind = Self.kind(of: value) else {
+            guard nulls[name] != .absent else { throw Mismatch() }
+            return EncodedValue(value: .null, kind: nil)
+        }
+        guard kind == valueKind else { throw Mismatch() }
+        return RowEncoder.encode(value)
     }
 
     static func encodeID(_ id: RecordID) -> EncodedValue {

@@ -59,24 +59,20 @@ struct IncrementalWriter {
         let view = state[table.typed]
         let layout = TableLayout(
             table: table.name,
-            columns: stored.columns.map { .init(name: $0.name, kind: $0.kind == .null ? nil : $0.kind, nullable: $0.nullable) },
+            columns: stored.columns.map {
+                .init(name: $0.name, kind: $0.kind == .null ? nil : $0.kind, nullable: $0.nullable, nulls: $0.nulls)
+            },
             idKind: stored.idKind == .null ? nil : stored.idKind)
         var writer = TableRowWriter(layout: layout, connection: connection)
         let delete = try connection.prepare("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"id\" = ?")
         let encoder = RowEncoder()
-        let dynamicKinds = DynamicKinds(kinds: Dictionary(uniqueKeysWithValues: stored.columns.map { ($0.name, $0.kind) }))
+        let dynamicKinds = DynamicKinds(columns: stored.columns)
         var written = 0
         func fields(of entity: T.Element) throws -> [(name: String, value: EncodedValue)] {
             if let record = entity as? DynamicRecord {
-                // A field whose kind differs from its column's cannot be stored in place.
-                let fields = dynamicKinds.fields(of: record)
-                for (name, value) in fields where name != "id" {
-                    if let expected = dynamicKinds.kinds[name], let kind = value.kind, expected != .null, kind != expected {
-                        throw NeedsFullSnapshot()
-                    }
-                    if dynamicKinds.kinds[name] == nil, value.kind == .json || value.kind == nil { throw NeedsFullSnapshot() }
-                }
-                return fields
+                // A value that does not fit its column as the file has it (another kind, a
+                // null where NULL means missing ...) cannot be stored in place.
+                do { return try dynamicKinds.fields(of: record) } catch is DynamicKinds.Mismatch { throw NeedsFullSnapshot() }
             }
             try encoder.encode(entity)
             return encoder.fields

@@ -32,11 +32,11 @@ struct MetadataWriter {
     func recordColumns(_ layout: TableLayout) throws {
         try connection.prepare("DELETE FROM entitystore_columns WHERE table_name = ?").run([.text(layout.table)])
         let column = try connection.prepare(
-            "INSERT INTO entitystore_columns (table_name, name, kind, nullable, position) VALUES (?, ?, ?, ?, ?)")
+            "INSERT INTO entitystore_columns (table_name, name, kind, nullable, position, nulls) VALUES (?, ?, ?, ?, ?, ?)")
         for (position, entry) in layout.columns.enumerated() {
             try column.run([
                 .text(layout.table), .text(entry.name), .text((entry.kind ?? .null).rawValue),
-                .integer(entry.nullable ? 1 : 0), .integer(Int64(position)),
+                .integer(entry.nullable ? 1 : 0), .integer(Int64(position)), .text(entry.nulls.rawValue),
             ])
         }
     }

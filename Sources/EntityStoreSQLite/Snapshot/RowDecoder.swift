@@ -8,6 +8,28 @@ struct ColumnLayout {
     /// Declared kind by field name.
     let kind: [String: ColumnKind]
     let table: String
+    /// What NULL means, by field name (missing: a missing field).
+    var nulls: [String: NullMeaning] = [:]
+
+    /// The layout of `statement`'s result columns for the stored table `stored`.
+    init(_ statement: SQLiteStatement, stored: SnapshotMetadata.TableMetadata) {
+        var index: [String: Int32] = [:]
+        for column in 0..<statement.columnCount { index[statement.columnName(column)] = column }
+        var kinds: [String: ColumnKind] = [:]
+        var nulls: [String: NullMeaning] = [:]
+        for column in stored.columns {
+            kinds[column.name] = column.kind
+            if column.nulls != .absent { nulls[column.name] = column.nulls }
+        }
+        self.init(index: index, kind: kinds, table: stored.name)
+        self.nulls = nulls
+    }
+
+    init(index: [String: Int32], kind: [String: ColumnKind], table: String) {
+        self.index = index
+        self.kind = kind
+        self.table = table
+    }
 }
 
 /// Decodes one entity from the current row of a `SELECT *` statement, reading each field

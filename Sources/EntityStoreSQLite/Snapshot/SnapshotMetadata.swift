@@ -38,6 +38,8 @@ public struct SnapshotMetadata: Sendable, Equatable {
         public let kind: ColumnKind
         /// Whether some rows have no value.
         public let nullable: Bool
+        /// What SQL `NULL` means in the column (format 3; earlier formats: `absent`).
+        public var nulls: NullMeaning = .absent
     }
 
     /// The table named `name`, if present.
@@ -59,15 +61,22 @@ extension SnapshotMetadata {
             }
             let appVersion = Int(facts["app_schema_version"] ?? "0") ?? 0
             var columns: [String: [ColumnMetadata]] = [:]
+            // Format 3 says what NULL means per column; before it, NULL was always a missing field.
+            let hasNulls = try !connection.prepare("SELECT 1 FROM pragma_table_info('entitystore_columns') WHERE name = 'nulls'").rows().isEmpty
             for row in try connection.prepare(
-                "SELECT table_name, name, kind, nullable FROM entitystore_columns ORDER BY table_name, position").rows() {
+                "SELECT table_name, name, kind, nullable, \(hasNulls ? "nulls" : "'absent'") FROM entitystore_columns ORDER BY table_name, position").rows() {
                 guard case let .text(table) = row[0], case let .text(name) = row[1], case let .text(kindName) = row[2],
-                      case let .integer(nullable) = row[3]
+                      case let .integer(nullable) = row[3], case let .text(nullsName) = row[4]
                 else { throw SnapshotError.notASnapshot(path: path, reason: "entitystore_columns holds a malformed row") }
                 guard let kind = ColumnKind(rawValue: kindName) else {
                     throw SnapshotError.invalidData(table: table, detail: "column '\(name)' has unknown kind '\(kindName)'")
                 }
-                columns[table, default: []].append(ColumnMetadata(name: name, kind: kind, nullable: nullable != 0))
+                guard let nulls = NullMeaning(rawValue: nullsName) else {
+                    throw SnapshotError.invalidData(table: table, detail: "column '\(name)' has an unknown meaning of NULL '\(nullsName)'")
+                }
+                var column = ColumnMetadata(name: name, kind: kind, nullable: nullable != 0)
+                column.nulls = nulls
+                columns[table, default: []].append(column)
             }
             var indexes: [String: [IndexDescription]] = [:]
             for row in try connection.prepare("SELECT table_name, name, kind, field FROM entitystore_indexes ORDER BY table_name, name").rows() {

@@ -139,11 +139,7 @@ struct SnapshotReader {
             try statement.bind(values)
             statements.append(statement)
         }
-        var index: [String: Int32] = [:]
-        for column in 0..<statements[0].columnCount { index[statements[0].columnName(column)] = column }
-        var kinds: [String: ColumnKind] = [:]
-        for column in stored.columns { kinds[column.name] = column.kind }
-        let layout = ColumnLayout(index: index, kind: kinds, table: table.name)
+        let layout = ColumnLayout(statements[0], stored: stored)
         let writer = transaction[table.typed]
 
         // The first range's channel is bounded (its chunks are taken as they come); the
@@ -247,12 +243,31 @@ enum DynamicRowReader {
         default: throw .invalidData(table: layout.table, detail: "an id is neither an integer nor text")
         }
         var fields: [String: JSONValue] = [:]
-        for (name, column) in layout.index where name != "id" {
+        let hidden = NullMeaning.absentFieldsColumn
+        var absent: [String]?
+        for (name, column) in layout.index where name != "id" && name != hidden {
             if let value = try RowValues.jsonValue(statement, column, kind: layout.kind[name], table: layout.table, column: name) {
                 fields[name] = value
+            } else if let nulls = layout.nulls[name] {
+                // NULL is null here, unless the row lists the field as missing.
+                if nulls == .either, absent == nil { absent = try absentFields(statement, layout: layout) }
+                if nulls == .null || !(absent ?? []).contains(name) { fields[name] = .null }
             }
         }
         return DynamicRecord(id: id, fields: fields)
+    }
+
+    /// The fields the current row lacks among its table's `either` columns: the JSON array
+    /// of names in the hidden column, or none when it is NULL.
+    private static func absentFields(_ statement: SQLiteStatement, layout: ColumnLayout) throws(SnapshotError) -> [String] {
+        guard let column = layout.index[NullMeaning.absentFieldsColumn], statement.columnType(column) != .null else { return [] }
+        guard statement.columnType(column) == .text,
+              case .array(let names)? = try? JSONValue(parsing: statement.text(at: column)),
+              let fields = Optional(names.compactMap(\.stringValue)), fields.count == names.count
+        else {
+            throw .invalidData(table: layout.table, detail: "column '\(NullMeaning.absentFieldsColumn)' must hold a JSON array of field names")
+        }
+        return fields
     }
 }
 

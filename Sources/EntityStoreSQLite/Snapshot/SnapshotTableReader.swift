@@ -89,11 +89,7 @@ package struct SnapshotTableReader {
             let statement = try connection.prepare(
                 "SELECT \(selected) FROM \(quoteIdentifier(table))\(filter.whereClause) ORDER BY \"id\"")
             try statement.bind(filter.arguments)
-            var index: [String: Int32] = [:]
-            for column in 0..<statement.columnCount { index[statement.columnName(column)] = column }
-            var kinds: [String: ColumnKind] = [:]
-            for column in stored.columns { kinds[column.name] = column.kind }
-            let layout = ColumnLayout(index: index, kind: kinds, table: table)
+            let layout = ColumnLayout(statement, stored: stored)
             var records: [DynamicRecord] = []
             while try statement.step() {
                 records.append(try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind))

@@ -174,9 +174,16 @@ struct SnapshotWriter {
         let view = state[table.typed]
         var writer = TableRowWriter(table: table.name, connection: connection)
         if let dynamic = view as? TableView<DynamicRecord> {
-            let kinds = DynamicKinds(rows: dynamic)
+            let kinds = DynamicKinds(rows: dynamic, preferredOrder: options.fieldOrder[table.name] ?? [])
+            try writer.declare(kinds.columns)
             for record in dynamic {
-                try writer.write(kinds.fields(of: record))
+                do {
+                    try writer.write(kinds.fields(of: record))
+                } catch let error as SnapshotError {
+                    throw error.naming(table: table.name)
+                } catch {
+                    throw SnapshotError.encodingFailed(table: table.name, detail: "record \(record.id) does not fit the columns chosen for it")
+                }
                 if writer.rowsWritten % 10_000 == 0 { progress(writer.rowsWritten) }
             }
             try writer.finish(idKind: nil)

@@ -5,6 +5,8 @@ struct TableLayout {
         let name: String
         var kind: ColumnKind?
         var nullable: Bool
+        /// What NULL means in the column.
+        var nulls: NullMeaning = .absent
     }
 
     let table: String
@@ -52,6 +54,11 @@ struct TableLayout {
 
     mutating func markNullable(_ position: Int) {
         columns[position].nullable = true
+    }
+
+    /// Sets what NULL means in the column `name`, if the layout has it.
+    mutating func setNulls(_ nulls: NullMeaning, of name: String) {
+        if let position = positions[name] { columns[position].nulls = nulls }
     }
 
     /// Restores a layout from the snapshot's metadata.

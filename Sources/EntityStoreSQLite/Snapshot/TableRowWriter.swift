@@ -31,6 +31,15 @@ struct TableRowWriter {
         self.created = true
     }
 
+    /// Declares columns in order before the first row, with what NULL means in each, so
+    /// the column order does not depend on which fields the first rows have.
+    mutating func declare(_ columns: [(name: String, nulls: NullMeaning)]) throws(SnapshotError) {
+        for (name, nulls) in columns {
+            _ = try layout.position(of: name, rowsBefore: 0)
+            layout.setNulls(nulls, of: name)
+        }
+    }
+
     /// Writes one row given as named fields; `id` must be among them and not null.
     mutating func write(_ fields: [(name: String, value: EncodedValue)]) throws(SnapshotError) {
         guard let id = fields.first(where: { $0.name == "id" })?.value, id.kind != nil else {

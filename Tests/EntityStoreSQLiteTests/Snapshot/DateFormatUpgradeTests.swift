@@ -110,10 +110,10 @@ struct DateFormatUpgradeTests {
                 #expect(event.stamp.value == oldReading(row.stamp))
             }
 
-            // The file is now format 2: text dates, its SQL index intact, sound.
+            // The file is now of the current format: text dates, its SQL index intact, sound.
             let metadata = try Snapshot.metadata(at: path)
-            #expect(metadata.formatVersion == 2)
-            #expect(metadata.facts["format_version"] == "2")
+            #expect(metadata.formatVersion == Snapshot.formatVersion)
+            #expect(metadata.facts["format_version"] == String(Snapshot.formatVersion))
             #expect(try sqlRows(path, "SELECT DISTINCT typeof(\"when\") FROM events") == [[.text("text")]])
             #expect(try sqlRows(path, "SELECT DISTINCT typeof(until) FROM events ORDER BY 1") == [[.text("null")], [.text("text")]])
             #expect(try sqlValue(path, "SELECT \"when\" FROM events WHERE id = \(rows.count)") == .text("2023-11-14T22:13:20+00:00"))
@@ -141,7 +141,7 @@ struct DateFormatUpgradeTests {
             let rows = oldRows()
             try writeFormatOne(rows, to: path)
             let result = try Snapshot.migrate(at: path)
-            #expect(result.from == 1 && result.to == 2)
+            #expect(result.from == 1 && result.to == Snapshot.formatVersion)
             #expect(Snapshot.verify(at: path).problems == [])
             let expected = rows.compactMap { oldReading($0.when) }
             let stored = try sqlRows(path, "SELECT \"when\" FROM events ORDER BY id").compactMap { row -> Date? in
@@ -151,7 +151,7 @@ struct DateFormatUpgradeTests {
             #expect(stored.map(\.timeIntervalSinceReferenceDate.bitPattern) == expected.map(\.timeIntervalSinceReferenceDate.bitPattern))
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let second = try Snapshot.migrate(at: path)
-            #expect(second.from == 2 && second.to == 2)
+            #expect(second.from == Snapshot.formatVersion && second.to == Snapshot.formatVersion)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         }
     }

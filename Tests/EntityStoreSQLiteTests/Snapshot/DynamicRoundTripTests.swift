@@ -125,7 +125,7 @@ struct DynamicRoundTripTests {
         }
     }
 
-    @Test("a field of one scalar kind keeps its column kind; mixed kinds and nulls are stored as JSON")
+    @Test("a field of one scalar kind keeps its column kind, nulls included; mixed kinds are stored as JSON")
     func columnKinds() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("dynamic.sqlite").path
@@ -136,8 +136,11 @@ struct DynamicRoundTripTests {
             #expect(kinds["flag"] == .bool)
             #expect(kinds["amount"] == .json)
             #expect(kinds["rank"] == .json)
-            #expect(kinds["kind"] == .json)
-            #expect(kinds["note"] == .json)
+            // One kind plus nulls: the kind's column, NULL for null, missing fields listed per row.
+            #expect(kinds["kind"] == .string)
+            #expect(kinds["note"] == .string)
+            let nulls = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.nulls) })
+            #expect(nulls["kind"] == .either && nulls["note"] == .either && nulls["owner"] == .absent && nulls["flag"] == .absent)
             #expect(kinds["tags"] == .json)
             #expect(kinds["emptyText"] == .string)
             #expect(try sqlValue(path, "SELECT amount FROM items WHERE id = 'a'") == .text("2.0"))
@@ -145,7 +148,11 @@ struct DynamicRoundTripTests {
             #expect(try sqlValue(path, "SELECT typeof(flag) FROM items WHERE id = 'd'") == .text("integer"))
             #expect(try sqlValue(path, "SELECT typeof(score) FROM owners WHERE id = 1") == .text("real"))
             #expect(try sqlValue(path, "SELECT note IS NULL FROM items WHERE id = 'c'") == .integer(1))
-            #expect(try sqlValue(path, "SELECT note FROM items WHERE id = 'a'") == .text("null"))
+            #expect(try sqlValue(path, "SELECT note IS NULL FROM items WHERE id = 'a'") == .integer(1))
+            #expect(try sqlValue(path, "SELECT count(*) FROM items WHERE kind = 'tool'") == .integer(2))
+            #expect(try sqlValue(path, "SELECT entitystore_absent IS NULL FROM items WHERE id = 'a'") == .integer(1))
+            #expect(try sqlValue(path, "SELECT entitystore_absent FROM items WHERE id = 'c'") == .text("[\"note\"]"))
+            #expect(try sqlValue(path, "SELECT entitystore_absent FROM items WHERE id = 'e'") == .text("[\"kind\",\"note\"]"))
         }
     }
 
