@@ -57,10 +57,12 @@ struct DynamicKinds {
         order = preferred + kinds.keys.filter { !listed.contains($0) }.sorted()
     }
 
-    /// The columns to declare before the first row, in order, with what NULL means in
-    /// each: the id, the fields, and the hidden column when some column needs it.
-    var columns: [(name: String, nulls: NullMeaning)] {
-        [("id", .absent)] + order.map { ($0, nulls[$0] ?? .absent) } + (hasEither ? [(NullMeaning.absentFieldsColumn, .absent)] : [])
+    /// The columns to declare before the first row, in order, with their kinds (nil for
+    /// the id's, which its values set, and for a column of nulls only) and what NULL means
+    /// in each: the id, the fields, and the hidden column when some column needs it.
+    var columns: [(name: String, kind: ColumnKind?, nulls: NullMeaning)] {
+        let fields = order.map { name in (name, kinds[name].flatMap { $0 == .null ? nil : $0 }, nulls[name] ?? .absent) }
+        return [("id", nil, .absent)] + fields + (hasEither ? [(NullMeaning.absentFieldsColumn, .json, .absent)] : [])
     }
 
     /// The columns a snapshot file already has (incremental saves).

@@ -31,11 +31,13 @@ struct TableRowWriter {
         self.created = true
     }
 
-    /// Declares columns in order before the first row, with what NULL means in each, so
-    /// the column order does not depend on which fields the first rows have.
-    mutating func declare(_ columns: [(name: String, nulls: NullMeaning)]) throws(SnapshotError) {
-        for (name, nulls) in columns {
-            _ = try layout.position(of: name, rowsBefore: 0)
+    /// Declares columns in order before the first row, with their kinds and what NULL
+    /// means in each, so the table's columns (order and declared types) do not depend on
+    /// which fields the first rows have.
+    mutating func declare(_ columns: [(name: String, kind: ColumnKind?, nulls: NullMeaning)]) throws(SnapshotError) {
+        for (name, kind, nulls) in columns {
+            let (position, _) = try layout.position(of: name, rowsBefore: 0)
+            if let kind { try layout.note(EncodedValue(value: .null, kind: kind), at: position) }
             layout.setNulls(nulls, of: name)
         }
     }
