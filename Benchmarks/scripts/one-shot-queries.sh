@@ -11,23 +11,24 @@ snapshot=${1:?usage: one-shot-queries.sh SNAPSHOT [ENTITY_STORE_BINARY]}
 tool=${2:-.build/release/entity-store}
 runs=${RUNS:-5}
 
-# measure LABEL COMMAND...: prints "LABEL  median-seconds  peak-KB" over $runs runs.
+# measure LABEL COMMAND...: prints "LABEL  median-ms  peak-KB" over $runs runs: wall time
+# from the shell's microsecond clock, peak resident memory from GNU time.
 measure() {
     local label=$1; shift
     local times=() peak=0
     for _ in $(seq "$runs"); do
-        local out
-        out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null; } 2>&1 | tail -1)
-        times+=("${out% *}")
-        local kb=${out#* }
-        (( kb > peak )) && peak=$kb
+        local start=$EPOCHREALTIME out
+        out=$( { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -1)
+        local end=$EPOCHREALTIME
+        times+=("$(echo "($end - $start) * 1000" | bc -l)")
+        (( out > peak )) && peak=$out
     done
     local median
     median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-    printf '%-52s %8s s %8s KB\n' "$label" "$median" "$peak"
+    printf '%-52s %8.1f ms %8s KB\n' "$label" "$median" "$peak"
 }
 
-echo "question                                              median      peak memory"
+echo "question                                              median         peak memory"
 measure "entity-store: flights --where carrier=UA --count" "$tool" query "$snapshot" flights --where carrier=UA --count
 measure "sqlite3: count(*) where carrier='UA'" sqlite3 "$snapshot" "select count(*) from flights where carrier = 'UA'"
 measure "entity-store: flights --id 838" "$tool" query "$snapshot" flights --id 838
@@ -36,3 +37,5 @@ measure "entity-store: flights --where dep_delay>60 --count" "$tool" query "$sna
 measure "sqlite3: count(*) where dep_delay > 60" sqlite3 "$snapshot" "select count(*) from flights where dep_delay > 60"
 measure "entity-store: airlines (16 rows)" "$tool" query "$snapshot" airlines
 measure "sqlite3: select * from airlines" sqlite3 "$snapshot" "select * from airlines"
+measure "entity-store: flights --group-by carrier --count" "$tool" query "$snapshot" flights --group-by carrier --count
+measure "sqlite3: select carrier, count(*) group by carrier" sqlite3 "$snapshot" "select carrier, count(*) from flights group by carrier"
