@@ -96,6 +96,22 @@ struct QueryLanguageTests {
         }
     }
 
+    /// The snapshot is plain SQL: the sqlite3 shell answers a range query on a column with
+    /// nulls correctly. `export --table` reads one table and gives what a full export does.
+    @Test func sqliteAnswersAndExportReadsOneTable() throws {
+        let late = Self.dataset.flights.filter { FlightsLikeDataset.number($0["dep_delay"]).map { $0 > 60 } ?? false }.count
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let sqlite = run(["-batch", "-readonly", path, "SELECT count(*) FROM flights WHERE dep_delay > 60;"], executable: sqlite3)
+            #expect(sqlite.stdout == "\(late)\n", "\(sqlite)")
+            let one = run(["export", path, "--table", "carriers"])
+            let all = run(["export", path])
+            #expect(one.status == 0, "\(one)")
+            #expect(try parseJSON(one.stdout) == .object(["carriers": try #require(parseJSON(all.stdout)["carriers"])]))
+            expectFailure(run(["export", path, "--table", "nosuch"]), mentioning: ["no table 'nosuch'"])
+        }
+    }
+
     /// Group-by aggregates against a computation over the generated records.
     @Test func groupByAggregates() throws {
         var expected: [String: (count: Int, sum: Double, values: Int, max: Double?)] = [:]

@@ -33,6 +33,9 @@ public struct ExportCommand: ParsableCommand {
     @Flag(help: "Replace the output if it exists: a file, or for ndjson only a directory that an ndjson export wrote.")
     var force = false
 
+    @Option(name: .customLong("table"), help: ArgumentHelp("Export only this table (repeatable); the others are not read.", valueName: "table"))
+    var onlyTables: [String] = []
+
     @Flag(help: "No progress bars.")
     var quiet = false
 
@@ -52,12 +55,21 @@ public struct ExportCommand: ParsableCommand {
             case .ndjson, .csv: _ = try ExportDirectory.check(try OutputPath(output, isDirectory: true), force: force)
             }
         }
-        let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
-        let store = try restoreDynamic(snapshot, quiet: quiet)
-        let state = store.state
+        let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
+        let metadata = reader.metadata
+        for name in onlyTables { _ = try TableFields(name, in: metadata, snapshot: snapshot) }
+        // Named tables of a current-format file are read alone; anything else is restored.
+        let names = onlyTables.isEmpty ? metadata.tables.map(\.name) : onlyTables
+        var read: [String: [DynamicRecord]] = [:]
+        if !onlyTables.isEmpty, reader.isCurrent {
+            for name in names { read[name] = try reportingFailures { try reader.records(name, SnapshotTableReader.Filter()) } }
+        } else {
+            let state = try restoreDynamic(snapshot, quiet: quiet).state
+            for name in names { read[name] = Array(state[Table<DynamicRecord>(name)]) }
+        }
         var tables: [ExportDirectory.TableExport] = []
-        for name in state.tableNames {
-            let records = state[Table<DynamicRecord>(name)].sorted { $0.id < $1.id }
+        for name in names {
+            let records = (read[name] ?? []).sorted { $0.id < $1.id }
             let fields = metadata.table(named: name)?.columns.map(\.name)
                 .filter { $0 != "id" && $0 != NullMeaning.absentFieldsColumn } ?? []
             tables.append(ExportDirectory.TableExport(name: name, fields: fields, records: records))

@@ -39,7 +39,7 @@ struct SQLPushdown {
     /// The clause and arguments for `condition`, or nil when SQL cannot say it exactly.
     func clause(_ condition: FieldCondition) -> (String, [SQLiteValue])? {
         // A JSON column spells null as the text `null`: only scalar columns read NULL as null.
-        guard let kind = kinds[condition.field], [.integer, .double, .string, .bool, .null].contains(kind) else { return nil }
+        guard let kind = kinds[condition.field], [.integer, .double, .number, .string, .bool, .null].contains(kind) else { return nil }
         let column = quoteIdentifier(condition.field)
         switch condition.op {
         case .isNull: return ("\(column) IS NULL", [])
@@ -74,8 +74,8 @@ struct SQLPushdown {
     /// of the column can compare with it.
     private static func bound(_ operand: JSONValue, in kind: ColumnKind) -> SQLiteValue? {
         switch (kind, operand) {
-        case (.integer, .integer(let number)), (.double, .integer(let number)): .integer(number)
-        case (.integer, .double(let number)), (.double, .double(let number)): number.isNaN ? nil : .real(number)
+        case (.integer, .integer(let number)), (.double, .integer(let number)), (.number, .integer(let number)): .integer(number)
+        case (.integer, .double(let number)), (.double, .double(let number)), (.number, .double(let number)): number.isNaN ? nil : .real(number)
         case (.string, .string(let text)): .text(text)
         case (.bool, .bool(let flag)): .integer(flag ? 1 : 0)
         default: nil
@@ -90,6 +90,7 @@ struct SQLPushdown {
         of table: String, _ filter: SnapshotTableReader.Filter, by field: String?, _ aggregates: [Aggregate],
         reader: SnapshotTableReader
     ) throws -> [[String: JSONValue]]? {
+        // Not a number column: SQLite shows one of 2 and 2.0 for their group, maybe not the first.
         let scalar: Set<ColumnKind> = [.integer, .double, .string, .bool, .null]
         if let field { guard let kind = kinds[field], scalar.contains(kind) else { return nil } }
         var expressions = field.map { [quoteIdentifier($0)] } ?? []
@@ -102,7 +103,7 @@ struct SQLPushdown {
                 let function = if case .sum = aggregate { "sum" } else { "avg" }
                 expressions.append("\(function)(\(quoteIdentifier(name)))")
             case .minimum(let name), .maximum(let name):
-                guard let kind = kinds[name], [.integer, .double, .string, .null].contains(kind) else { return nil }
+                guard let kind = kinds[name], [.integer, .double, .number, .string, .null].contains(kind) else { return nil }
                 let function = if case .minimum = aggregate { "min" } else { "max" }
                 expressions.append("\(function)(\(quoteIdentifier(name)))")
             }

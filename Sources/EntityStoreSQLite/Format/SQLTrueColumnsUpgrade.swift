@@ -113,6 +113,7 @@ enum SQLTrueColumnsUpgrade {
             kind = .null
         case ["integer"]: kind = .integer
         case ["real"]: kind = .double
+        case ["integer", "real"]: kind = .number
         case ["text"]: kind = .string
         case ["true"], ["false"], ["true", "false"]: kind = .bool
         default: return nil

@@ -4,7 +4,8 @@ import EntityStore
 /// `NULL` means in its column, and the column order.
 ///
 /// A field whose non-null values share one scalar kind keeps that kind's column (INTEGER,
-/// REAL, TEXT, or 0/1 for booleans), with `NULL` for `null`, so SQL on the file sees real
+/// REAL, TEXT, or 0/1 for booleans; integers and doubles together a `number` column), with
+/// `NULL` for `null`, so SQL on the file sees real
 /// numbers and strings. Whether `NULL` then means `null`, a missing field, or either
 /// (told apart per row by the hidden ``NullMeaning/absentFieldsColumn``) is recorded per
 /// column (``NullMeaning``). Fields with values of several kinds, or nested values, are
@@ -35,7 +36,10 @@ struct DynamicKinds {
                 }
                 if mixed.contains(name) { continue }
                 if let previous = seen[name] {
-                    if previous != kind { mixed.insert(name) }
+                    if previous == kind { continue }
+                    // Integers and doubles share a number column; any other mix is JSON.
+                    let numbers: Set<ColumnKind> = [.integer, .double, .number]
+                    if numbers.contains(previous), numbers.contains(kind) { seen[name] = .number } else { mixed.insert(name) }
                 } else {
                     seen[name] = kind
                 }
@@ -136,8 +140,9 @@ struct DynamicKinds {
             guard nulls[name] != .absent else { throw Mismatch() }
             return EncodedValue(value: .null, kind: nil)
         }
-        guard kind == valueKind else { throw Mismatch() }
-        return RowEncoder.encode(value)
+        guard kind == valueKind || kind == .number && (valueKind == .integer || valueKind == .double) else { throw Mismatch() }
+        let encoded = RowEncoder.encode(value)
+        return kind == .number ? EncodedValue(value: encoded.value, kind: .number) : encoded
     }
 
     static func encodeID(_ id: RecordID) -> EncodedValue {

@@ -274,7 +274,7 @@ struct MigratedMetadata {
                 }
             }
             return problem
-        case .integer, .double, .string, .blob, .null:
+        case .integer, .double, .number, .string, .blob, .null:
             return nil
         }
     }
@@ -358,7 +358,7 @@ extension ColumnKind {
     var storageClasses: Set<String> {
         switch self {
         case .integer, .bool: ["integer"]
-        case .double: ["real", "integer"]
+        case .double, .number: ["real", "integer"]
         case .date, .string, .uuid, .json: ["text"]
         case .blob: ["blob"]
         case .null: []

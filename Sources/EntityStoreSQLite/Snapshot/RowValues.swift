@@ -29,6 +29,12 @@ enum RowValues {
             case .integer: return .double(Double(statement.int64(at: index)))
             default: throw wrong()
             }
+        case .number?:
+            switch stored {
+            case .integer: return .integer(statement.int64(at: index))
+            case .real: return .double(statement.double(at: index))
+            default: throw wrong()
+            }
         case .date?:
             guard stored == .text else { throw wrong() }
             do {

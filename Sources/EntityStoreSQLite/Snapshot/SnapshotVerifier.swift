@@ -170,7 +170,7 @@ extension Snapshot {
     private static func storageClasses(for kind: ColumnKind, formatVersion: Int) -> [String] {
         switch kind {
         case .integer, .bool: return ["integer"]
-        case .double: return ["real", "integer"]
+        case .double, .number: return ["real", "integer"]
         case .date: return formatVersion >= 2 ? ["text"] : ["real", "integer"]
         case .string, .uuid, .json: return ["text"]
         case .blob: return ["blob"]

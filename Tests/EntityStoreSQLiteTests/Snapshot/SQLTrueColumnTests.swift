@@ -22,6 +22,9 @@ private func randomRecords(_ random: inout SplitMix64, count: Int) -> [DynamicRe
         maybe("carrier", .string(["UA", "AA", "é", "e\u{301}", "😀", ""].randomElement(using: &random)!))
         maybe("ok", .bool(Bool.random(using: &random)))
         maybe("mixed", [.integer(1), .double(1), .string("1")].randomElement(using: &random)!)
+        // Integers and doubles together, as JSON writers mix them: one number column.
+        maybe("num", Bool.random(using: &random) ? .integer(Int64.random(in: -100...100, using: &random) + (1 << 60))
+              : .double(Double(Int.random(in: -100...100, using: &random)) / 2))
         maybe("nested", .array([.null, .object(["a": .double(2)])]))
         if Bool.random(using: &random) { fields["always"] = Bool.random(using: &random) ? .null : .integer(7) }
         fields["onlyNull"] = id.isMultiple(of: 2) ? .null : nil
@@ -56,7 +59,15 @@ struct SQLTrueColumnTests {
             let columns = try #require(Snapshot.metadata(at: path).table(named: "flights")).columns
             let kinds = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.kind) })
             #expect(kinds["delay"] == .double && kinds["count"] == .integer && kinds["carrier"] == .string && kinds["ok"] == .bool)
-            #expect(kinds["mixed"] == .json && kinds["nested"] == .json && kinds["onlyNull"] == .null)
+            #expect(kinds["mixed"] == .json && kinds["nested"] == .json && kinds["onlyNull"] == .null && kinds["num"] == .number)
+            let positive = records.filter { record in
+                switch record.fields["num"] {
+                case .integer(let number)?: number > 0
+                case .double(let number)?: number > 0
+                default: false
+                }
+            }.count
+            #expect(try sqlValue(path, "SELECT count(*) FROM flights WHERE num > 0") == .integer(Int64(positive)))
 
             // SQL on the file compares numbers and strings, with NULL for null and missing.
             let late = records.filter { if case .double(let delay)? = $0.fields["delay"] { delay > 60 } else { false } }.count
@@ -127,6 +138,7 @@ struct SQLTrueColumnTests {
             #expect(try sqlValue(path, "SELECT count(*) FROM flights WHERE delay > 60") == .integer(Int64(late)))
             let kinds = Dictionary(uniqueKeysWithValues: try #require(Snapshot.metadata(at: path).table(named: "flights")).columns.map { ($0.name, $0.kind) })
             #expect(kinds["delay"] == .double && kinds["carrier"] == .string && kinds["ok"] == .bool && kinds["mixed"] == .json)
+            #expect(kinds["num"] == .number)
             // The SQL index of the declared index survives the table's rebuild.
             #expect(try sqlValue(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'flights' AND sql IS NOT NULL") == .integer(1))
         }
