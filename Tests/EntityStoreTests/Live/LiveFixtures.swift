@@ -1,0 +1,71 @@
+import EntityStoreTestSupport
+import StoreCore
+import Testing
+@testable import EntityStore
+
+/// A row with an indexed key (`group`), an indexed order (`score`) and a field with no
+/// index (`tag`), so live queries run both their index and their scan paths.
+struct Item: Entity {
+    var id: Int
+    var group: Int
+    var score: Int
+    var tag: Int
+}
+
+/// A store of items, the live queries of every kind under test, and a reference that
+/// re-runs each of them from scratch.
+struct LiveFixture {
+    let items = Table<Item>("items").grouped(\.group).ordered(\.score)
+    let store: EntityStore
+
+    init() throws {
+        let items = items
+        store = try EntityStore { items }
+    }
+
+    /// Every kind of row query: whole table, equality (indexed and not), range (indexed
+    /// and not), filter, top-k ascending/descending with and without an index.
+    var queries: [(name: String, query: LiveQuery<Item>)] {
+        [
+            ("all", LiveQuery(items)),
+            ("group 1", LiveQuery(items).where(\.group, equals: 1)),
+            ("group 2", LiveQuery(items).where(\.group, equals: 2)),
+            ("tag 0 (no index)", LiveQuery(items).where(\.tag, equals: 0)),
+            ("score 10...40", LiveQuery(items).where(\.score, in: 10...40).sorted(by: \.score)),
+            ("tag ..<2 (no index)", LiveQuery(items).where(\.tag, in: ..<2)),
+            ("even scores", LiveQuery(items).filter { $0.score % 2 == 0 }),
+            ("top 5 by score", LiveQuery(items).sorted(by: \.score).limit(5)),
+            ("top 5 by score desc", LiveQuery(items).sorted(by: \.score, descending: true).limit(5)),
+            ("top 4 by tag (no index)", LiveQuery(items).sorted(by: \.tag).limit(4)),
+            ("top 4 by tag desc (no index)", LiveQuery(items).sorted(by: \.tag, descending: true).limit(4)),
+            ("first 3 inserted", LiveQuery(items).limit(3)),
+            ("group 1 top 3 by score desc", LiveQuery(items).where(\.group, equals: 1).sorted(by: \.score, descending: true).limit(3)),
+            ("odd top 3 by score", LiveQuery(items).filter { $0.score % 2 == 1 }.sorted(by: \.score).limit(3)),
+            ("score 20... top 2", LiveQuery(items).where(\.score, in: 20...).sorted(by: \.score).limit(2)),
+            ("limit 0", LiveQuery(items).limit(0)),
+        ]
+    }
+}
+
+/// What `query` gives when run from scratch on `state`: qualifying rows in insertion
+/// order, stably sorted by the sort field, cut to the limit.
+func reference(_ query: LiveQuery<Item>, _ name: String, in state: EntityState) -> [Item] {
+    var rows = Array(state[query.table]).filter { query.qualifies($0) }
+    if let field = query.sortField as? KeyPath<Item, Int> {
+        let descending = query.isDescending
+        rows = rows.enumerated().sorted { a, b in
+            let (x, y) = (a.element[keyPath: field], b.element[keyPath: field])
+            if x != y { return descending ? x > y : x < y }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+    if let limit = query.limitCount { rows = Array(rows.prefix(limit)) }
+    return rows
+}
+
+/// Collects a live query's deliveries.
+final class UpdateLog<Value: Sendable, Diff: Sendable>: Sendable {
+    let updates = Lock<[LiveUpdate<Value, Diff>]>([])
+    func append(_ update: LiveUpdate<Value, Diff>) { updates.withLock { $0.append(update) } }
+    func take() -> [LiveUpdate<Value, Diff>] { updates.withLock { updates in defer { updates = [] }; return updates } }
+}
