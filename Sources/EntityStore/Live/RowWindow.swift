@@ -88,7 +88,11 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: RowEngine {
     mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
         let table = query.table.name
         guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
-        if changes.current.changeSet.replacedAll { return replaceAll(from: storage) }
+        // A restore, or a raw core commit whose change set does not lead from the previous
+        // state: re-evaluate once.
+        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            return replaceAll(from: storage)
+        }
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
 

@@ -69,3 +69,24 @@ final class UpdateLog<Value: Sendable, Diff: Sendable>: Sendable {
     func append(_ update: LiveUpdate<Value, Diff>) { updates.withLock { $0.append(update) } }
     func take() -> [LiveUpdate<Value, Diff>] { updates.withLock { updates in defer { updates = [] }; return updates } }
 }
+
+/// Group-by queries of every source kind: the whole table, a filter, an equality key.
+extension LiveFixture {
+    var groupQueries: [(name: String, query: LiveQuery<Item>, key: any KeyPath<Item, Int> & Sendable)] {
+        [
+            ("score by group", LiveQuery(items), \Item.group),
+            ("score by tag, even scores", LiveQuery(items).filter { $0.score % 2 == 0 }, \Item.tag),
+            ("score by tag in group 1", LiveQuery(items).where(\.group, equals: 1), \Item.tag),
+            ("score by group, score 10...40", LiveQuery(items).where(\.score, in: 10...40), \Item.group),
+        ]
+    }
+}
+
+/// The group-by of `query` run from scratch on `state`: per key, count, sum, min, max of scores.
+func groupReference(_ query: LiveQuery<Item>, key: KeyPath<Item, Int>, in state: EntityState) -> [Int: GroupAggregate<Int>] {
+    var scores: [Int: [Int]] = [:]
+    for item in state[query.table] where query.qualifies(item) { scores[item[keyPath: key], default: []].append(item.score) }
+    return scores.mapValues { values in
+        GroupAggregate(count: values.count, sum: values.reduce(0, +), min: values.min() ?? 0, max: values.max() ?? 0)
+    }
+}

@@ -21,6 +21,12 @@ import Testing
         let lives = fixture.queries.map { (name: $0.name, query: $0.query, live: store.live($0.query), log: UpdateLog<LiveRows<Item>, LiveDiff<Item>>()) }
         let tokens = lives.map { entry in entry.live.observe { entry.log.append($0) } }
         var previous = lives.map { Array($0.live.value) }
+        let groupLives = fixture.groupQueries.map { entry in
+            (name: entry.name, query: entry.query, key: entry.key,
+             live: store.live(entry.query, groupedBy: entry.key, aggregating: \.score), log: UpdateLog<GroupValues<Int, Int>, GroupDiff<Int, Int>>())
+        }
+        let groupTokens = groupLives.map { entry in entry.live.observe { entry.log.append($0) } }
+        var previousGroups = groupLives.map { $0.live.value.dictionary }
         var nextID = 100
 
         func randomItem(_ id: Int) -> Item {
@@ -89,8 +95,16 @@ import Testing
                 #expect(value.map(\.id).allSatisfy { value.offset(of: $0) != nil })
                 previous[position] = expected
             }
+            for (position, entry) in groupLives.enumerated() {
+                let expected = groupReference(entry.query, key: entry.key, in: state)
+                #expect(entry.live.value.dictionary == expected, "seed \(seed) step \(step): \(entry.name)")
+                var replayed = previousGroups[position]
+                for update in entry.log.take() { replayed = update.diff.apply(to: replayed) }
+                #expect(replayed == expected, "seed \(seed) step \(step): the diffs of \(entry.name) do not lead to its value")
+                previousGroups[position] = expected
+            }
         }
-        _ = tokens
+        _ = (tokens, groupTokens)
     }
 
     /// A diff reports each kind of change at its offsets.
