@@ -62,7 +62,59 @@ final class WatcherRegistry: Sendable {
         var byID: [String: [WatchKey: [UInt64: Box]]] = [:]
         var byTable: [String: [UInt64: Box]] = [:]
         var byKey: [String: [KeyPathKey: FieldWatchers]] = [:]
+        /// Watchers whose watched IDs change over time (the referenced rows of a live
+        /// join), by token: their table and IDs, also filed in `byID`.
+        var dynamic: [UInt64: DynamicIDs] = [:]
         var nextToken: UInt64 = 0
+    }
+
+    private struct DynamicIDs: Sendable {
+        let table: String
+        let box: Box
+        var ids: Set<WatchKey>
+    }
+
+    /// A fresh token, for a watcher filed in several ways (each with this token, so a
+    /// commit touching several of them wakes it once). O(1).
+    func makeToken() -> UInt64 {
+        registry.withLock { registry in
+            defer { registry.nextToken += 1 }
+            return registry.nextToken
+        }
+    }
+
+    /// Files `watcher` under `ids` of `table` with `token`, IDs that
+    /// ``updateDynamicIDs(_:adding:removing:)`` changes later. O(ids).
+    func registerDynamicIDs(_ watcher: any ChangeWatcher, token: UInt64, table: String, ids: some Sequence<WatchKey>) {
+        registry.withLock { registry in
+            let box = Box(watcher: watcher)
+            var entry = DynamicIDs(table: table, box: box, ids: [])
+            for id in ids where entry.ids.insert(id).inserted { registry.byID[table, default: [:]][id, default: [:]][token] = box }
+            registry.dynamic[token] = entry
+        }
+    }
+
+    /// Adds and removes watched IDs of a registration made by
+    /// ``registerDynamicIDs(_:token:table:ids:)``. O(changed IDs).
+    func updateDynamicIDs(_ token: UInt64, adding: [WatchKey], removing: [WatchKey]) {
+        registry.withLock { registry in
+            guard var entry = registry.dynamic[token] else { return }
+            for id in removing where entry.ids.remove(id) != nil {
+                registry.byID[entry.table]?[id]?.removeValue(forKey: token)
+                if registry.byID[entry.table]?[id]?.isEmpty == true { registry.byID[entry.table]?.removeValue(forKey: id) }
+            }
+            for id in adding where entry.ids.insert(id).inserted {
+                registry.byID[entry.table, default: [:]][id, default: [:]][token] = entry.box
+            }
+            registry.dynamic[token] = entry
+        }
+    }
+
+    /// Removes a registration made by ``registerDynamicIDs(_:token:table:ids:)``. O(IDs).
+    func unregisterDynamicIDs(_ token: UInt64) {
+        let ids = registry.withLock { $0.dynamic[token]?.ids ?? [] }
+        updateDynamicIDs(token, adding: [], removing: Array(ids))
+        registry.withLock { _ = $0.dynamic.removeValue(forKey: token) }
     }
 
     private let registry = Lock(Registry())
@@ -85,10 +137,10 @@ final class WatcherRegistry: Sendable {
     }
 
     /// Files `watcher` under every change of `table`. O(1).
-    func registerTable(_ watcher: any ChangeWatcher, table: String) -> UInt64 {
+    func registerTable(_ watcher: any ChangeWatcher, table: String, token given: UInt64? = nil) -> UInt64 {
         registry.withLock { registry in
-            let token = registry.nextToken
-            registry.nextToken += 1
+            let token = given ?? registry.nextToken
+            if given == nil { registry.nextToken += 1 }
             registry.byTable[table, default: [:]][token] = Box(watcher: watcher)
             return token
         }
@@ -98,11 +150,12 @@ final class WatcherRegistry: Sendable {
     /// the old and new keys of changed rows (the first registration of a field keeps its
     /// reader). O(1).
     func registerKey(
-        _ watcher: any ChangeWatcher, table: String, field: KeyPathKey, key: WatchKey, reader: any ChangedKeyReader
+        _ watcher: any ChangeWatcher, table: String, field: KeyPathKey, key: WatchKey, reader: any ChangedKeyReader,
+        token given: UInt64? = nil
     ) -> UInt64 {
         registry.withLock { registry in
-            let token = registry.nextToken
-            registry.nextToken += 1
+            let token = given ?? registry.nextToken
+            if given == nil { registry.nextToken += 1 }
             registry.byKey[table, default: [:]][field, default: FieldWatchers(reader: reader)]
                 .byKey[key, default: [:]][token] = Box(watcher: watcher)
             return token

@@ -71,11 +71,13 @@ enum WatchFiling: Sendable {
 }
 
 extension WatcherRegistry {
-    /// Files `watcher` as `filing` says; returns the token to unregister with. O(1).
-    func register(_ watcher: any ChangeWatcher, filing: WatchFiling) -> UInt64 {
+    /// Files `watcher` as `filing` says (with `token`, or a new one); returns the token to unregister with. O(1).
+    @discardableResult
+    func register(_ watcher: any ChangeWatcher, filing: WatchFiling, token: UInt64? = nil) -> UInt64 {
         switch filing {
-        case let .table(table): registerTable(watcher, table: table)
-        case let .key(table, field, key, reader): registerKey(watcher, table: table, field: field, key: key, reader: reader)
+        case let .table(table): registerTable(watcher, table: table, token: token)
+        case let .key(table, field, key, reader):
+            registerKey(watcher, table: table, field: field, key: key, reader: reader, token: token)
         }
     }
 

@@ -41,6 +41,35 @@ import Testing
         #expect(lives[3].wakeups == 1 && lives[7].wakeups == 3)
     }
 
+    /// A join of one group wakes for its key and for the referenced entities only; the
+    /// referenced IDs follow its rows and leave the registry with it.
+    @Test func aJoinWakesOnlyForItsKeyAndItsReferencedEntities() throws {
+        let fixture = try LiveFixture()
+        let store = fixture.store
+        let items = fixture.items, owners = fixture.owners
+        try store.write { tx in
+            for id in 0..<5 { try tx[owners].insert(Owner(id: id, name: "owner \(id)")) }
+            try tx[items].insert(Item(id: 1, group: 1, score: 0, tag: 0))
+        }
+        // Items of tag 0 reference their group's owner; tag 0 is the equality key.
+        do {
+            let live = store.live(LiveQuery(items).where(\.tag, equals: 0), joining: \.group, to: owners)
+            #expect(live.value.first?.referenced?.name == "owner 1")
+            try store.write { tx in _ = try tx[owners].update(3) { $0.name = "not referenced" } }
+            #expect(live.wakeups == 0)
+            try store.write { tx in _ = try tx[owners].update(1) { $0.name = "renamed" } }
+            #expect(live.wakeups == 1 && live.value.first?.referenced?.name == "renamed")
+            try store.write { tx in _ = try tx[items].update(1) { $0.group = 3 } }
+            #expect(live.wakeups == 2 && live.value.first?.referenced?.name == "not referenced")
+            try store.write { tx in _ = try tx[owners].update(1) { $0.name = "no longer referenced" } }
+            #expect(live.wakeups == 2)
+            try store.write { tx in _ = try tx[owners].remove(3) }
+            #expect(live.wakeups == 3 && live.value.first.map { $0.referenced == nil } == true)
+            #expect(store.watchers.watchedIDCount == 1)
+        }
+        #expect(store.watchers.watchedIDCount == 0 && store.watchers.watchedKeyCount == 0)
+    }
+
     /// Derived equality queries are filed by key too, and unregistered when released.
     @Test func derivedEqualityQueriesAreFiledByKeyAndReleased() throws {
         let fixture = try LiveFixture()

@@ -12,15 +12,34 @@ struct Item: Entity {
     var tag: Int
 }
 
+/// An owner of the items of one group (its ID is the group), for joins.
+struct Owner: Entity {
+    var id: Int
+    var name: String
+}
+
 /// A store of items, the live queries of every kind under test, and a reference that
 /// re-runs each of them from scratch.
 struct LiveFixture {
     let items = Table<Item>("items").grouped(\.group).ordered(\.score)
+    let owners = Table<Owner>("owners")
     let store: EntityStore
 
     init() throws {
-        let items = items
-        store = try EntityStore { items }
+        let items = items, owners = owners
+        store = try EntityStore {
+            items
+            owners
+        }
+    }
+
+    /// Joins of rows to their group's owner: a whole table and one key's group.
+    var joinQueries: [(name: String, query: LiveQuery<Item>)] {
+        [
+            ("all joined", LiveQuery(items)),
+            ("group 1 joined", LiveQuery(items).where(\.group, equals: 1)),
+            ("top 3 by score joined", LiveQuery(items).sorted(by: \.score).limit(3)),
+        ]
     }
 
     /// Every kind of row query: whole table, equality (indexed and not), range (indexed

@@ -27,6 +27,12 @@ import Testing
         }
         let groupTokens = groupLives.map { entry in entry.live.observe { entry.log.append($0) } }
         var previousGroups = groupLives.map { $0.live.value.dictionary }
+        let joinLives = fixture.joinQueries.map { entry in
+            (name: entry.name, query: entry.query, live: store.live(entry.query, joining: \.group, to: fixture.owners),
+             log: UpdateLog<JoinedRows<Item, Owner>, JoinDiff<Item, Owner>>())
+        }
+        let joinTokens = joinLives.map { entry in entry.live.observe { entry.log.append($0) } }
+        var previousJoins = joinLives.map { Array($0.live.value.rows) }
         var nextID = 100
 
         func randomItem(_ id: Int) -> Item {
@@ -53,6 +59,13 @@ import Testing
                 }
             case 7..<9 where !ids.isEmpty:
                 _ = try tx[items].remove(ids.randomElement(using: &random) ?? 0)
+            case 9:
+                let owner = Int.random(in: 0..<5, using: &random)
+                if Bool.random(using: &random) {
+                    _ = try tx[fixture.owners].remove(owner)
+                } else {
+                    try tx[fixture.owners].upsert(Owner(id: owner, name: "owner \(Int.random(in: 0..<100, using: &random))"))
+                }
             default:
                 nextID += 1
                 try tx[items].upsert(randomItem(nextID))
@@ -66,6 +79,7 @@ import Testing
                 let other = try LiveFixture()
                 try other.store.write { tx in
                     for id in 0..<Int.random(in: 0..<15, using: &random) { try tx[other.items].insert(randomItem(id)) }
+                    for id in 0..<Int.random(in: 0..<5, using: &random) { try tx[other.owners].insert(Owner(id: id, name: "restored")) }
                 }
                 try store.replaceAll(with: other.store.state)
             case 1:
@@ -103,8 +117,19 @@ import Testing
                 #expect(replayed == expected, "seed \(seed) step \(step): the diffs of \(entry.name) do not lead to its value")
                 previousGroups[position] = expected
             }
+            for (position, entry) in joinLives.enumerated() {
+                let expected = reference(entry.query, entry.name, in: state)
+                let joined = entry.live.value
+                #expect(joined.map { $0.row } == expected, "seed \(seed) step \(step): \(entry.name)")
+                #expect(joined.allSatisfy { $0.referenced == state[fixture.owners].find($0.row.group) },
+                        "seed \(seed) step \(step): \(entry.name) references \(joined.filter { $0.referenced != state[fixture.owners].find($0.row.group) }.map { ($0.row, $0.referenced) }) owners \(Array(state[fixture.owners]))")
+                var replayed = previousJoins[position]
+                for update in entry.log.take() { replayed = update.diff.rows.apply(to: replayed) }
+                #expect(replayed == expected, "seed \(seed) step \(step): the diffs of \(entry.name) do not lead to its value")
+                previousJoins[position] = expected
+            }
         }
-        _ = (tokens, groupTokens)
+        _ = (tokens, groupTokens, joinTokens)
     }
 
     /// A diff reports each kind of change at its offsets.
