@@ -29,6 +29,9 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
     /// Kept only to hold the sources alive as long as this value.
     private let sources: [any Sendable]
     private let registrar = ObservationRegistrar()
+    /// `\.value`, made once: a key path into a generic class is instantiated at run time,
+    /// which costs microseconds, on every use of the literal.
+    private let valueKeyPath: any KeyPath<Derived, Value> & Sendable = \.value
 
     init(initial: Value, isEqual: @escaping @Sendable (Value, Value) -> Bool, sources: [any Sendable]) {
         self.core = Lock(Core(value: initial))
@@ -39,7 +42,7 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
     /// The current output.
     /// - Complexity: O(1).
     public var value: Value {
-        registrar.access(self, keyPath: \.value)
+        registrar.access(self, keyPath: valueKeyPath)
         return core.withLock { $0.value }
     }
 
@@ -112,7 +115,7 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
         }
         guard let notification else { return }
         // Outside the lock: an observation's `onChange` may read the value (the new one).
-        registrar.withMutation(of: self, keyPath: \.value) {}
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
         for observer in notification.observers where observer.status.isActive {
             observer.handler(notification.old, notification.new)
         }

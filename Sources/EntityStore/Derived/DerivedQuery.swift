@@ -60,6 +60,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
     private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
     @usableFromInline let registrar = ObservationRegistrar()
+    /// `\.value`, made once: a key path into a generic class is instantiated at run time,
+    /// which costs microseconds, on every use of the literal.
+    @usableFromInline let valueKeyPath: any KeyPath<DerivedQuery, Value> & Sendable = \.value
 
     /// A query whose value `initial` reflects the state of revision `revision`.
     /// `recompute` returns the new value, or nil if the commit does not concern it.
@@ -83,7 +86,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
     public var value: Value {
-        registrar.access(self, keyPath: \.value)
+        registrar.access(self, keyPath: valueKeyPath)
         return inner.withLock { $0.value }
     }
 
@@ -177,7 +180,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         }
         guard let update else { return }
         // Outside the lock: an observation's `onChange` may read the value (the new one).
-        registrar.withMutation(of: self, keyPath: \.value) {}
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
         for entry in update.observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
             entry.handler(update.old, update.new)

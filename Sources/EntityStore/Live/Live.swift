@@ -38,6 +38,9 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     private let initialDiff: @Sendable (Value) -> Diff
     private let unregister = Lock<(@Sendable () -> Void)?>(nil)
     private let registrar = ObservationRegistrar()
+    /// `\.value`, made once: a key path into a generic class is instantiated at run time,
+    /// which costs microseconds, on every use of the literal.
+    private let valueKeyPath: any KeyPath<Live, Value> & Sendable = \.value
 
     init(
         value: Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
@@ -61,7 +64,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
     public var value: Value {
-        registrar.access(self, keyPath: \.value)
+        registrar.access(self, keyPath: valueKeyPath)
         return inner.withLock { $0.value }
     }
 
@@ -123,13 +126,13 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
             inner.wakeups += 1
             guard let (value, diff) = step(changes) else { return nil }
             inner.value = value
-            let observers = inner.observers.isEmpty ? [] : inner.observers.sorted { $0.key < $1.key }.map(\.value)
+            let observers = inner.observers.isEmpty ? [] : inner.observers.sorted { $0.key < $1.key }.map { $0.value }
             return (Update(value: value, diff: diff, revision: revision), observers)
         }
         guard let (update, observers) = delivery else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
         // the value (it then sees the new one).
-        registrar.withMutation(of: self, keyPath: \.value) {}
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
         for entry in observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
             entry.handler(update)

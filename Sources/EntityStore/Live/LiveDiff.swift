@@ -54,7 +54,7 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
     /// - Complexity: O(k × changed rows) for k rows, as `Array`'s inserts and removals.
     public func apply(to old: [E]) -> [E] {
         var rows = old
-        let deletions = (removed.map(\.offset) + moved.map(\.from)).sorted(by: >)
+        let deletions = (removed.map { $0.offset } + moved.map { $0.from }).sorted(by: >)
         for offset in deletions where offset < rows.count { rows.remove(at: offset) }
         let insertions = (inserted.map { ($0.offset, $0.entity) } + moved.map { ($0.to, $0.entity) })
             .sorted { $0.0 < $1.0 }

@@ -160,7 +160,7 @@ struct EqualitySource<E: Entity, Key: Hashable & Sendable>: EqualitySourcePlan {
     func candidates(in storage: TableStorage<E>) -> [E.ID]? {
         for (position, spec) in storage.descriptor.indexes.enumerated() where spec.keyPath?.keyPath == keyPath as AnyKeyPath {
             switch spec.erased(storage.indexes[position]) {
-            case let index as GroupedIndex<E, Key>: return index.groups[key].map { $0.map(\.value) } ?? []
+            case let index as GroupedIndex<E, Key>: return index.groups[key].map { $0.map { $0.value } } ?? []
             case let index as UniqueIndex<E, Key>: return index.entries[key].map { [$0] } ?? []
             default: continue
             }
@@ -179,7 +179,7 @@ struct RangeSource<E: Entity, Key: Comparable & Sendable, Bounds: RangeExpressio
         guard let index = orderedIndex(E.self, Key.self, on: keyPath, in: storage),
               let bounds = sortedMapRange(of: range)
         else { return nil }
-        return index.entries.elements(in: bounds).map(\.value)
+        return index.entries.elements(in: bounds).map { $0.value }
     }
 }
 

@@ -89,7 +89,7 @@ struct SortedRows<E: Entity, Position: Comparable & Sendable>: RowSnapshot {
     func entity(at offset: Int) -> E? { rows.element(atOffset: offset)?.value }
     func entity(id: E.ID) -> E? { positions[id].flatMap { rows[$0] } }
     func offset(id: E.ID) -> Int? { positions[id].flatMap { rows.offset(of: $0) } }
-    func makeEntityIterator() -> any IteratorProtocol<E> { rows.lazy.map(\.value).makeIterator() }
+    func makeEntityIterator() -> any IteratorProtocol<E> { rows.lazy.map { $0.value }.makeIterator() }
 
     mutating func insert(_ entity: E, at position: Position) {
         rows.updateValue(entity, forKey: position)
