@@ -42,6 +42,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     var ordering: any RowOrdering<E> = InsertionOrdering<E>()
 
     /// A query of every row of `table`, in insertion order.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public init(_ table: Table<E>) {
         self.table = table
     }
@@ -49,6 +50,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     /// Keeps the rows whose field `keyPath` equals `key`. The query then wakes only for
     /// commits whose changed rows have or had that key; its first value is read from a
     /// unique or grouped index on the field when there is one.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public func `where`<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> LiveQuery {
         var copy = self
         copy.sourceOperator = .equals
@@ -60,6 +62,7 @@ public struct LiveQuery<E: Entity>: Sendable {
 
     /// Keeps the rows whose field `keyPath` lies in `range`; its first value is read from
     /// an ordered index on the field when there is one.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public func `where`<Key: Comparable & Sendable>(
         _ keyPath: any KeyPath<E, Key> & Sendable, in range: some RangeExpression<Key> & Sendable
     ) -> LiveQuery {
@@ -72,6 +75,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     }
 
     /// Also keeps only the rows for which `predicate` holds. It must read only the row.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public func filter(_ predicate: @escaping @Sendable (E) -> Bool) -> LiveQuery {
         var copy = self
         copy.filters.append(predicate)
@@ -80,6 +84,7 @@ public struct LiveQuery<E: Entity>: Sendable {
 
     /// Sorts the rows by `keyPath` (ties in insertion order). With a limit, a member that
     /// leaves is replaced from an ordered index on the field when there is one.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public func sorted<Key: Comparable & Sendable>(by keyPath: any KeyPath<E, Key> & Sendable, descending: Bool = false) -> LiveQuery {
         var copy = self
         copy.sortField = keyPath
@@ -91,6 +96,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     }
 
     /// Keeps at most the first `count` rows (a negative count keeps none).
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
     public func limit(_ count: Int) -> LiveQuery {
         var copy = self
         copy.limitCount = Swift.max(0, count)

@@ -83,13 +83,16 @@ import Testing
         #expect(store.watchers.watchedKeyCount == 0)
     }
 
-    /// Threads create live queries of every kind while another commits: every query
-    /// misses no commit and ends equal to its query re-run on the final state.
+    /// Threads create live queries of every kind (rows, group-bys, joins) while another
+    /// commits to both tables: every query misses no commit and ends equal to its query
+    /// re-run on the final state.
     @Test func liveQueriesCreatedDuringCommitsEndEqualToTheFinalState() async throws {
         let fixture = try LiveFixture()
         let store = fixture.store
         let items = fixture.items
         let made = Lock<[(name: String, query: LiveQuery<Item>, live: LiveList<Item>)]>([])
+        let madeGroups = Lock<[(query: LiveQuery<Item>, key: any KeyPath<Item, Int> & Sendable, live: LiveGroups<Int, Int>)]>([])
+        let madeJoins = Lock<[(query: LiveQuery<Item>, live: LiveJoin<Item, Owner>)]>([])
         let committing = Lock(true)
         let threads = DispatchGroup()
         threads.enter()
@@ -102,6 +105,8 @@ import Testing
                     } else {
                         try tx[items].upsert(Item(id: id, group: step % 3, score: (step * 13) % 50, tag: step % 5))
                     }
+                    if step % 4 == 0 { try tx[fixture.owners].upsert(Owner(id: step % 3, name: "owner \(step)")) }
+                    if step % 10 == 0 { _ = try tx[fixture.owners].remove((step / 10) % 3) }
                 }
             }
             committing.withLock { $0 = false }
@@ -116,6 +121,11 @@ import Testing
                     let (name, query) = queries[index % queries.count]
                     let live = store.live(query)
                     made.withLock { $0.append((name, query, live)) }
+                    let groupQuery = fixture.groupQueries[index % fixture.groupQueries.count]
+                    let groups = store.live(groupQuery.query, groupedBy: groupQuery.key, aggregating: \.score)
+                    madeGroups.withLock { $0.append((groupQuery.query, groupQuery.key, groups)) }
+                    let joinQuery = fixture.joinQueries[index % fixture.joinQueries.count].query
+                    madeJoins.withLock { $0.append((joinQuery, store.live(joinQuery, joining: \.group, to: fixture.owners))) }
                     index += 1
                 }
                 threads.leave()
@@ -130,5 +140,15 @@ import Testing
             stale.append(entry.name)
         }
         #expect(stale.isEmpty, "\(stale.count) of \(all.count) live queries are stale: \(stale.prefix(5))")
+        let staleGroups = madeGroups.withLock { $0 }.filter {
+            $0.live.value.dictionary != groupReference($0.query, key: $0.key, in: final)
+        }
+        #expect(staleGroups.isEmpty, "\(staleGroups.count) live group-bys are stale")
+        let staleJoins = madeJoins.withLock { $0 }.filter { entry in
+            let joined = entry.live.value
+            return joined.map { $0.row } != reference(entry.query, "join", in: final)
+                || !joined.allSatisfy { $0.referenced == final[fixture.owners].find($0.row.group) }
+        }
+        #expect(staleJoins.isEmpty, "\(staleJoins.count) live joins are stale")
     }
 }
