@@ -1,9 +1,14 @@
+import Observation
+
 /// A memoized selector over a store (or over other `Derived` values).
 ///
 /// It observes its sources synchronously, so it is up to date as soon as a commit's
 /// delivery ran. It recomputes only when its input changed (by `==`) and notifies only when
 /// its output changed. It keeps its sources alive and stops observing when deallocated.
-public final class Derived<Value: Sendable>: Sendable {
+///
+/// It is `Observable`: reading ``value`` inside `withObservationTracking` (or a SwiftUI
+/// view) tracks it, and a change of the output triggers the change.
+public final class Derived<Value: Sendable>: Sendable, Observable {
     private struct Observer: Sendable {
         let id: UInt64
         let status: ObservationStatus
@@ -23,6 +28,10 @@ public final class Derived<Value: Sendable>: Sendable {
     private let upstream = Lock<[Observation]>([])
     /// Kept only to hold the sources alive as long as this value.
     private let sources: [any Sendable]
+    private let registrar = ObservationRegistrar()
+    /// `\.value`, made once: a key path into a generic class is instantiated at run time,
+    /// which costs microseconds, on every use of the literal.
+    private let valueKeyPath: any KeyPath<Derived, Value> & Sendable = \.value
 
     init(initial: Value, isEqual: @escaping @Sendable (Value, Value) -> Bool, sources: [any Sendable]) {
         self.core = Lock(Core(value: initial))
@@ -32,7 +41,10 @@ public final class Derived<Value: Sendable>: Sendable {
 
     /// The current output.
     /// - Complexity: O(1).
-    public var value: Value { core.withLock { $0.value } }
+    public var value: Value {
+        registrar.access(self, keyPath: valueKeyPath)
+        return core.withLock { $0.value }
+    }
 
     /// How many times the transform ran again after the initial computation, which is not
     /// counted (so 0 until an input changes), as for EntityStore's derived queries.
@@ -102,6 +114,8 @@ public final class Derived<Value: Sendable>: Sendable {
             return (old, new, core.observers)
         }
         guard let notification else { return }
+        // Outside the lock: an observation's `onChange` may read the value (the new one).
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
         for observer in notification.observers where observer.status.isActive {
             observer.handler(notification.old, notification.new)
         }

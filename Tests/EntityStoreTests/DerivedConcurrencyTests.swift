@@ -36,7 +36,7 @@ private struct Counter: Entity {
         let commitsPerThread = 80
         let queriesPerThread = 40
         let idQueries = Recorder<(id: Int, query: DerivedQuery<Counter?>)>()
-        let groupQueries = Recorder<(group: Int, query: DerivedQuery<[Counter]>)>()
+        let groupQueries = Recorder<(group: Int, query: DerivedQuery<LiveRows<Counter>>)>()
         let streams = Recorder<(id: Int, stream: AsyncStream<Counter?>)>()
         let streamQueries = Recorder<DerivedQuery<Counter?>>()
         let committers = Lock(2)

@@ -195,7 +195,7 @@ import Testing
         group = nil
         #expect(group == nil)
         #expect(lib.store.watchers.watchedIDCount == 0)
-        var members: DerivedQuery<[Book]>? = lib.store.derived(lib.books, where: \.authorID, equals: 1)
+        var members: DerivedQuery<LiveRows<Book>>? = lib.store.derived(lib.books, where: \.authorID, equals: 1)
         weak let weakMembers = members
         members = nil
         #expect(weakMembers == nil)

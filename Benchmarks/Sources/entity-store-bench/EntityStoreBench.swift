@@ -24,7 +24,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot or incremental), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental or live), for profiling.", visibility: .hidden))
     var only: String?
 
     func validate() throws {
@@ -70,12 +70,18 @@ struct EntityStoreBench: ParsableCommand {
             switch only {
             case "restore": report.add(try phase("restore") { try figures.restoreFigure(store: store) })
             case "snapshot": report.add(try phase("snapshot") { try figures.snapshotFigure(store: store).0 })
+            case "live":
+                let live = LiveFigures(data: data, repetitions: figures.repetitions)
+                let (update, notes) = try phase("live_query_update_us") { try live.update() }
+                report.add(update)
+                report.add(try phase("live_query_memory") { try live.memory() })
+                report.notes.append(contentsOf: notes)
             case "incremental":
                 let full = try phase("snapshot") { try figures.snapshotFigure(store: store) }
                 report.add(try phase("incremental_save_1pct") {
                     try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
                 })
-            default: throw ValidationError("--only takes restore, snapshot or incremental")
+            default: throw ValidationError("--only takes restore, snapshot, incremental or live")
             }
             return report
         }
@@ -92,6 +98,12 @@ struct EntityStoreBench: ParsableCommand {
         report.add(memory)
         report.notes.append(memoryNote)
         report.notes.append("derived_notify_us: \(grouped(watched)) live derived queries by ID")
+
+        let live = LiveFigures(data: data, repetitions: figures.repetitions)
+        let (liveUpdate, liveNotes) = try phase("live_query_update_us") { try live.update() }
+        report.add(liveUpdate)
+        report.add(try phase("live_query_memory") { try live.memory() })
+        report.notes.append(contentsOf: liveNotes)
 
         let peers = GRDBFigures(data: data, repetitions: figures.repetitions)
         let grdb = try phase("GRDB") {

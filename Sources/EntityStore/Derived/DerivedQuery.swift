@@ -1,4 +1,5 @@
 import HashTreeCollections
+import Observation
 import StoreCore
 
 /// A memoized, observable value computed from the store's tables that re-reads only when
@@ -15,7 +16,11 @@ import StoreCore
 /// so its value never moves backwards. Created inside a batch, it starts from the state
 /// before the batch (the batch's writes are not published yet, and may be rolled back) and
 /// follows the batch once it is published.
-public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher {
+///
+/// It is `Observable`: reading ``value`` inside `withObservationTracking` (or a SwiftUI
+/// view) tracks it; a commit that changes the value triggers the change, one that does
+/// not leaves it alone.
+public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher, Observable {
     @usableFromInline
     struct ObserverEntry: Sendable {
         @usableFromInline weak var token: Observation?
@@ -54,6 +59,10 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// looks up type metadata and compares and copies values through witness tables.
     @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
     private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
+    @usableFromInline let registrar = ObservationRegistrar()
+    /// `\.value`, made once: a key path into a generic class is instantiated at run time,
+    /// which costs microseconds, on every use of the literal.
+    @usableFromInline let valueKeyPath: any KeyPath<DerivedQuery, Value> & Sendable = \.value
 
     /// A query whose value `initial` reflects the state of revision `revision`.
     /// `recompute` returns the new value, or nil if the commit does not concern it.
@@ -74,9 +83,12 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         for terminate in terminations { terminate() }
     }
 
-    /// The current value.
+    /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
-    public var value: Value { inner.withLock { $0.value } }
+    public var value: Value {
+        registrar.access(self, keyPath: valueKeyPath)
+        return inner.withLock { $0.value }
+    }
 
     /// How many times the value was re-read after a commit; the computation at creation is
     /// not counted (so 0 until a commit concerns the query), as for StoreCore's `Derived`.
@@ -163,10 +175,12 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             inner.recomputations += 1
             guard new != old else { return nil }
             inner.value = new
-            if inner.observers.isEmpty { return nil }
-            return Update(old: old, new: new, observers: inner.observers.sorted { $0.key < $1.key }.map { $0.value })
+            let observers = inner.observers.isEmpty ? [] : inner.observers.sorted { $0.key < $1.key }.map { $0.value }
+            return Update(old: old, new: new, observers: observers)
         }
         guard let update else { return }
+        // Outside the lock: an observation's `onChange` may read the value (the new one).
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
         for entry in update.observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
             entry.handler(update.old, update.new)

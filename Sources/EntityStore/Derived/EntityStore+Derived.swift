@@ -48,73 +48,27 @@ extension EntityStore {
     }
 
     /// The entities whose field `keyPath` equals `key` (all books of author 42), in
-    /// insertion order, maintained incrementally from each commit's change set.
-    /// - Complexity: O(log n + k) to create (with an index); per commit that changes the
-    ///   table, O(changed rows) to update membership, plus O(k) to rebuild the value when
-    ///   a member changed. Commits to other tables never reach it.
+    /// insertion order: the rows of the live query
+    /// `LiveQuery(table).where(keyPath, equals: key)` (see ``live(_:)``).
+    ///
+    /// Filed under its key: a commit wakes it only when one of its changed rows has or
+    /// had `key`. Its value is a persistent ``LiveRows``: nothing is rebuilt per commit.
+    /// - Complexity: O(log n + k) to create with a unique or grouped index on the field,
+    ///   O(n) without; O(changed rows × log k) per commit that changes a row of this key.
     public func derived<E: Entity, Key: Hashable & Sendable>(
         _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key
-    ) -> DerivedQuery<[E]> {
-        registered(table: table.name, ids: nil) { state in
-            let members = Members<E, UInt64>()
-            let view = state[table]
-            for entity in view.query().where(keyPath, equals: key).results {
-                if let sequence = view.storage.rows[entity.id]?.sequence { members.insert(entity.id, at: sequence) }
-            }
-            return Self.membersQuery(table, members: members, in: state) { row in
-                row.value[keyPath: keyPath] == key ? row.sequence : nil
-            }
-        }
+    ) -> DerivedQuery<LiveRows<E>> {
+        derivedRows(LiveQuery(table).where(keyPath, equals: key))
     }
 
     /// The entities whose field `keyPath` lies in `range`, sorted by it (ties in insertion
-    /// order), maintained incrementally from each commit's change set.
-    /// - Complexity: as ``derived(_:where:equals:)``.
+    /// order): the rows of `LiveQuery(table).where(keyPath, in: range).sorted(by: keyPath)`.
+    /// - Complexity: O(log n + k) to create with an ordered index on the field, O(n log n)
+    ///   without; O(changed rows × log k) per commit that changes the table.
     public func derived<E: Entity, Key: Comparable & Sendable, Bounds: RangeExpression<Key> & Sendable>(
         _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, in range: Bounds
-    ) -> DerivedQuery<[E]> {
-        registered(table: table.name, ids: nil) { state in
-            let members = Members<E, OrderedIndexKey<Key>>()
-            let view = state[table]
-            for entity in view.query().where(keyPath, in: range).results {
-                if let sequence = view.storage.rows[entity.id]?.sequence {
-                    members.insert(entity.id, at: OrderedIndexKey(key: entity[keyPath: keyPath], sequence: sequence))
-                }
-            }
-            return Self.membersQuery(table, members: members, in: state) { row in
-                let value = row.value[keyPath: keyPath]
-                return range.contains(value) ? OrderedIndexKey(key: value, sequence: row.sequence) : nil
-            }
-        }
-    }
-
-    /// Shared machinery of membership-based derived queries: `members` were read from
-    /// `state`; `position` says where a row belongs in the result, or nil if it does not.
-    private static func membersQuery<E: Entity, Position: Comparable & Sendable>(
-        _ table: Table<E>, members: Members<E, Position>, in state: EntityState,
-        position: @escaping @Sendable (Row<E>) -> Position?
-    ) -> DerivedQuery<[E]> {
-        DerivedQuery<[E]>(initial: members.values(in: state[table]), revision: state.revision) { changes, _ in
-            let view = changes.current[table]
-            if changes.current.changeSet.replacedAll {
-                members.removeAll()
-                for (_, id) in view.storage.order {
-                    if let row = view.storage.rows[id], let at = position(row) { members.insert(id, at: at) }
-                }
-                return members.values(in: view)
-            }
-            var touched = false
-            for id in changes.current.changeSet[table].changedIDs {
-                let wasMember = members.remove(id)
-                if let row = view.storage.rows[id], let at = position(row) {
-                    members.insert(id, at: at)
-                    touched = true
-                } else if wasMember {
-                    touched = true
-                }
-            }
-            return touched ? members.values(in: view) : nil
-        }
+    ) -> DerivedQuery<LiveRows<E>> {
+        derivedRows(LiveQuery(table).where(keyPath, in: range).sorted(by: keyPath))
     }
 
     /// Builds a query with `make` from the last published state and files it in the

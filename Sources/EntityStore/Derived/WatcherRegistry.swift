@@ -6,21 +6,115 @@ protocol ChangeWatcher: AnyObject, Sendable {
     func refresh(_ changes: Changes<EntityState>)
 }
 
-/// Routes each commit to the watchers of exactly the IDs it changed.
+/// Reads one field of one table's changed rows: the key each row had before a commit and
+/// the key it has after, so that key-filed watchers wake only for the values rows leave
+/// or enter.
+protocol ChangedKeyReader: Sendable {
+    /// Calls `body` with the old and the new key of every row of `table` that `changes`
+    /// touched (once when they are equal). O(changed rows of `table`).
+    func forEachChangedKey(_ changes: Changes<EntityState>, table: String, _ body: (WatchKey) -> Void)
+}
+
+/// The ``ChangedKeyReader`` of the field `key` of entities of `E`.
+struct FieldKeyReader<E: Entity, Key: Hashable & Sendable>: ChangedKeyReader {
+    let key: @Sendable (E) -> Key
+
+    func forEachChangedKey(_ changes: Changes<EntityState>, table: String, _ body: (WatchKey) -> Void) {
+        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>,
+              let rows = changes.current.storage(named: table, as: E.self)?.rows
+        else { return }
+        for id in tableChanges.inserted {
+            if let row = rows[id] { body(WatchKey(key(row.value))) }
+        }
+        for (id, old) in tableChanges.updated {
+            let before = key(old)
+            body(WatchKey(before))
+            if let row = rows[id] {
+                let after = key(row.value)
+                if after != before { body(WatchKey(after)) }
+            }
+        }
+        for old in tableChanges.removed.values { body(WatchKey(key(old))) }
+    }
+}
+
+/// Routes each commit to the watchers of exactly the IDs and keys it changed.
 ///
 /// Watchers of one entity are filed under (table, ID), so a commit that changes k
 /// entities does k hash lookups, however many watchers exist: one changed entity among
-/// 100,000 watched ones wakes only its own watchers. Watchers of a whole table (index and
-/// range queries) are filed under the table.
+/// 100,000 watched ones wakes only its own watchers. Watchers of one value of a field
+/// (live equality queries) are filed under (table, field, value): a changed row wakes the
+/// watchers of its key before and after the commit, at most two keys per field. Watchers
+/// of a whole table (ranges, top-k, aggregates) are filed under the table.
 final class WatcherRegistry: Sendable {
     private struct Box: Sendable {
         weak var watcher: (any ChangeWatcher)?
     }
 
+    /// The watchers of one field's values, with the reader that finds the keys a commit's
+    /// changed rows leave and enter.
+    private struct FieldWatchers: Sendable {
+        let reader: any ChangedKeyReader
+        var byKey: [WatchKey: [UInt64: Box]] = [:]
+    }
+
     private struct Registry: Sendable {
         var byID: [String: [WatchKey: [UInt64: Box]]] = [:]
         var byTable: [String: [UInt64: Box]] = [:]
+        var byKey: [String: [KeyPathKey: FieldWatchers]] = [:]
+        /// Watchers whose watched IDs change over time (the referenced rows of a live
+        /// join), by token: their table and IDs, also filed in `byID`.
+        var dynamic: [UInt64: DynamicIDs] = [:]
         var nextToken: UInt64 = 0
+    }
+
+    private struct DynamicIDs: Sendable {
+        let table: String
+        let box: Box
+        var ids: Set<WatchKey>
+    }
+
+    /// A fresh token, for a watcher filed in several ways (each with this token, so a
+    /// commit touching several of them wakes it once). O(1).
+    func makeToken() -> UInt64 {
+        registry.withLock { registry in
+            defer { registry.nextToken += 1 }
+            return registry.nextToken
+        }
+    }
+
+    /// Files `watcher` under `ids` of `table` with `token`, IDs that
+    /// ``updateDynamicIDs(_:adding:removing:)`` changes later. O(ids).
+    func registerDynamicIDs(_ watcher: any ChangeWatcher, token: UInt64, table: String, ids: some Sequence<WatchKey>) {
+        registry.withLock { registry in
+            let box = Box(watcher: watcher)
+            var entry = DynamicIDs(table: table, box: box, ids: [])
+            for id in ids where entry.ids.insert(id).inserted { registry.byID[table, default: [:]][id, default: [:]][token] = box }
+            registry.dynamic[token] = entry
+        }
+    }
+
+    /// Adds and removes watched IDs of a registration made by
+    /// ``registerDynamicIDs(_:token:table:ids:)``. O(changed IDs).
+    func updateDynamicIDs(_ token: UInt64, adding: [WatchKey], removing: [WatchKey]) {
+        registry.withLock { registry in
+            guard var entry = registry.dynamic[token] else { return }
+            for id in removing where entry.ids.remove(id) != nil {
+                registry.byID[entry.table]?[id]?.removeValue(forKey: token)
+                if registry.byID[entry.table]?[id]?.isEmpty == true { registry.byID[entry.table]?.removeValue(forKey: id) }
+            }
+            for id in adding where entry.ids.insert(id).inserted {
+                registry.byID[entry.table, default: [:]][id, default: [:]][token] = entry.box
+            }
+            registry.dynamic[token] = entry
+        }
+    }
+
+    /// Removes a registration made by ``registerDynamicIDs(_:token:table:ids:)``. O(IDs).
+    func unregisterDynamicIDs(_ token: UInt64) {
+        let ids = registry.withLock { $0.dynamic[token]?.ids ?? [] }
+        updateDynamicIDs(token, adding: [], removing: Array(ids))
+        registry.withLock { _ = $0.dynamic.removeValue(forKey: token) }
     }
 
     private let registry = Lock(Registry())
@@ -43,13 +137,44 @@ final class WatcherRegistry: Sendable {
     }
 
     /// Files `watcher` under every change of `table`. O(1).
-    func registerTable(_ watcher: any ChangeWatcher, table: String) -> UInt64 {
+    func registerTable(_ watcher: any ChangeWatcher, table: String, token given: UInt64? = nil) -> UInt64 {
         registry.withLock { registry in
-            let token = registry.nextToken
-            registry.nextToken += 1
+            let token = given ?? registry.nextToken
+            if given == nil { registry.nextToken += 1 }
             registry.byTable[table, default: [:]][token] = Box(watcher: watcher)
             return token
         }
+    }
+
+    /// Files `watcher` under the value `key` of the field `field` of `table`; `reader` finds
+    /// the old and new keys of changed rows (the first registration of a field keeps its
+    /// reader). O(1).
+    func registerKey(
+        _ watcher: any ChangeWatcher, table: String, field: KeyPathKey, key: WatchKey, reader: any ChangedKeyReader,
+        token given: UInt64? = nil
+    ) -> UInt64 {
+        registry.withLock { registry in
+            let token = given ?? registry.nextToken
+            if given == nil { registry.nextToken += 1 }
+            registry.byKey[table, default: [:]][field, default: FieldWatchers(reader: reader)]
+                .byKey[key, default: [:]][token] = Box(watcher: watcher)
+            return token
+        }
+    }
+
+    /// Removes a registration made by ``registerKey(_:table:field:key:reader:)``. O(1).
+    func unregisterKey(_ token: UInt64, table: String, field: KeyPathKey, key: WatchKey) {
+        registry.withLock { registry in
+            registry.byKey[table]?[field]?.byKey[key]?.removeValue(forKey: token)
+            guard registry.byKey[table]?[field]?.byKey[key]?.isEmpty == true else { return }
+            registry.byKey[table]?[field]?.byKey.removeValue(forKey: key)
+            if registry.byKey[table]?[field]?.byKey.isEmpty == true { registry.byKey[table]?.removeValue(forKey: field) }
+        }
+    }
+
+    /// The number of (table, field, value) keys watched, for tests.
+    var watchedKeyCount: Int {
+        registry.withLock { $0.byKey.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.byKey.count } } }
     }
 
     /// Removes a registration. O(ids).
@@ -67,7 +192,7 @@ final class WatcherRegistry: Sendable {
     var watchedIDCount: Int { registry.withLock { $0.byID.values.reduce(0) { $0 + $1.count } } }
 
     /// Wakes the watchers of what `changes` touched, outside the lock, each once.
-    /// - Complexity: O(changed IDs + woken watchers).
+    /// - Complexity: O(changed IDs × watched fields of their table + woken watchers).
     func dispatch(_ changes: Changes<EntityState>) {
         let changeSet = changes.current.changeSet
         let due: [Due] = registry.withLock { registry in
@@ -79,9 +204,17 @@ final class WatcherRegistry: Sendable {
             if changeSet.replacedAll {
                 for tables in registry.byID.values { for boxes in tables.values { collect(boxes) } }
                 for boxes in registry.byTable.values { collect(boxes) }
+                for fields in registry.byKey.values {
+                    for field in fields.values { for boxes in field.byKey.values { collect(boxes) } }
+                }
             } else {
                 for (table, tableChanges) in changeSet.tables {
                     collect(registry.byTable[table])
+                    if let fields = registry.byKey[table] {
+                        for field in fields.values {
+                            field.reader.forEachChangedKey(changes, table: table) { collect(field.byKey[$0]) }
+                        }
+                    }
                     guard let watched = registry.byID[table], !watched.isEmpty else { continue }
                     tableChanges.forEachChangedKey { collect(watched[$0]) }
                 }

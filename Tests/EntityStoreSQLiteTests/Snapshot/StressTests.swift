@@ -28,7 +28,7 @@ struct StressTests {
         let problems = Lock<[String]>([])
         let saved = Lock<[(UInt64, EntityState)]>([])
         let queries = Lock<[(id: String, query: DerivedQuery<Book?>, seen: Seen<Book?>, observation: Observation)]>([])
-        let groups = Lock<[(author: Int, query: DerivedQuery<[Book]>)]>([])
+        let groups = Lock<[(author: Int, query: DerivedQuery<LiveRows<Book>>)]>([])
         let stop = Lock(false)
 
         var threads: [Thread] = []

@@ -6,4 +6,8 @@
 /// was released, 0 otherwise.
 int bench_release_free_memory(void);
 
+/// The bytes of heap the C library's malloc has handed out and not taken back
+/// (glibc's mallinfo2); 0 where unknown.
+long long bench_heap_bytes_in_use(void);
+
 #endif
