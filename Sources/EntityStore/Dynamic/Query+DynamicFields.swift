@@ -54,7 +54,7 @@ extension Query where E == DynamicRecord {
         }
         var copy = self
         copy.ordering = Ordering(
-            description: field + (descending ? " desc" : ""), areInIncreasingOrder: increasing, indexOrder: indexOrder)
+            describe: { field + (descending ? " desc" : "") }, areInIncreasingOrder: increasing, indexOrder: indexOrder)
         return copy
     }
 }

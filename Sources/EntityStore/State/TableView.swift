@@ -93,9 +93,28 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     }
 
     /// The entities whose field `keyPath` equals `key`, in insertion order.
-    /// - Complexity: O(log n + k) with a unique or grouped index; O(n) without one.
+    /// - Complexity: O(1) to find the key in a unique or grouped index, then one hash
+    ///   probe per entity returned (compiled for the caller's types, as a hand-written
+    ///   `[Key: [ID]]` lookup would be); O(n) without an index.
+    @inlinable
     public func filter<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
-        query().where(keyPath, equals: key).results
+        if let group = storage.groupedIDs(key, for: keyPath) {
+            var entities: [E] = []
+            entities.reserveCapacity(group.count)
+            let rows = storage.rows
+            for (_, id) in group {
+                if let entity = rows[id].map({ $0.value }) { entities.append(entity) }
+            }
+            return entities
+        }
+        return query().where(keyPath, equals: key).results
+    }
+
+    /// The number of entities whose field `keyPath` equals `key`.
+    /// - Complexity: O(1) with a unique or grouped index; O(n) without one.
+    @inlinable
+    public func count<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Int {
+        storage.groupedIDs(key, for: keyPath)?.count ?? query().where(keyPath, equals: key).count
     }
 
     /// Entities sorted by `keyPath`, ascending unless `descending`, at most `limit` of them.

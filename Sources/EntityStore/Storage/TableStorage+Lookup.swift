@@ -11,6 +11,24 @@ extension TableStorage {
         descriptor.indexes.indices.filter { descriptor.indexes[$0].name == field || descriptor.indexes[$0].field == field }
     }
 
+    /// The IDs stored under `key` in a grouped (or unique) index on `keyPath`, in insertion
+    /// order, or nil when the field has neither. O(1) plus O(indexes) to find the index.
+    @inlinable
+    func groupedIDs<Key: Hashable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> SortedMap<UInt64, E.ID>? {
+        for position in descriptor.indexes.indices where descriptor.indexes[position].keyPath?.keyPath == keyPath {
+            let box = indexes[position]
+            if let grouped = box as? IndexBox<GroupedIndex<E, Key>> { return grouped.index.lookup(key) }
+            if let unique = box as? IndexBox<UniqueIndex<E, Key>> {
+                guard let id = unique.index.lookup(key) else { return SortedMap() }
+                guard let sequence = rows[id]?.sequence else { return SortedMap() }
+                var single = SortedMap<UInt64, E.ID>()
+                single.updateValue(id, forKey: sequence)
+                return single
+            }
+        }
+        return nil
+    }
+
     /// The IDs whose key equals `key` in a unique or grouped index among `positions`, in
     /// insertion order; nil if none of them can answer. O(log n + k).
     func idsEqual<Key: Hashable & Sendable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {

@@ -1,0 +1,83 @@
+import EntityStore
+import EntityStoreTestSupport
+import Testing
+
+private struct PathItem: Entity {
+    var id: Int
+    var group: Int
+    var code: String
+    var score: Int
+    var rank: Int
+    var tag: Int?
+}
+
+/// The same fields indexed every way, and not at all: every query path must agree with a
+/// plain filter over the rows.
+private let indexed = Table<PathItem>("indexed").grouped(\.group).unique(\.code).ordered(\.score).ordered(\.tag)
+private let plain = Table<PathItem>("plain")
+
+@Suite("Query paths agree with a plain filter")
+struct QueryPathTests {
+    private func items(_ random: inout SplitMix64, count: Int) -> [PathItem] {
+        (1...count).map { id in
+            PathItem(id: id, group: Int.random(in: 0..<12, using: &random), code: "c\(id)",
+                 score: Int.random(in: 0..<40, using: &random), rank: Int.random(in: 0..<5, using: &random),
+                 tag: Bool.random(using: &random) ? Int.random(in: 0..<6, using: &random) : nil)
+        }
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func randomQueriesAgree(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try EntityStore { indexed; plain }
+        let rows = items(&random, count: 300).shuffled(using: &random)
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: rows)
+            try tx[plain].insert(contentsOf: rows)
+            // Removes and key changes, so groups and ranges are not in ID order.
+            for id in stride(from: 1, through: 300, by: 7) {
+                _ = try tx[indexed].remove(id)
+                _ = try tx[plain].remove(id)
+            }
+            for id in stride(from: 2, through: 300, by: 5) where !id.isMultiple(of: 7) && id % 7 != 1 {
+                try tx[indexed].update(id) { $0.score = 39 - $0.score; $0.group = ($0.group + 1) % 12 }
+                try tx[plain].update(id) { $0.score = 39 - $0.score; $0.group = ($0.group + 1) % 12 }
+            }
+        }
+        let view = store.state[indexed], reference = store.state[plain]
+        let inOrder = Array(reference)
+        for _ in 0..<400 {
+            let group = Int.random(in: 0..<13, using: &random), low = Int.random(in: 0..<40, using: &random)
+            let high = low + Int.random(in: 0..<15, using: &random), limit = Int.random(in: 0..<8, using: &random)
+            let offset = Int.random(in: 0..<3, using: &random), descending = Bool.random(using: &random)
+            // Equality: grouped, unique, ordered and no index, with counts and existence.
+            #expect(view.filter(\.group, equals: group) == inOrder.filter { $0.group == group })
+            #expect(view.count(\.group, equals: group) == inOrder.filter { $0.group == group }.count)
+            #expect(view.query().where(\.score, equals: low).results == inOrder.filter { $0.score == low })
+            #expect(view.query().where(\.score, equals: low).count == inOrder.filter { $0.score == low }.count)
+            #expect(view.query().where(\.code, equals: "c\(low)").exists == inOrder.contains { $0.code == "c\(low)" })
+            #expect(view.query().where(\.tag, equals: group).results == inOrder.filter { $0.tag == group })
+            #expect(view.query().where(\.rank, equals: group % 5).count == inOrder.filter { $0.rank == group % 5 }.count)
+            // Ranges: counted from the index, and the top-k of a range in order.
+            let inRange = inOrder.filter { (low...high).contains($0.score) }
+            #expect(view.query().where(\.score, in: low...high).count == inRange.count)
+            #expect(view.query().where(\.score, in: low...high).exists == !inRange.isEmpty)
+            let sortedRange = inRange.enumerated().sorted { lhs, rhs in
+                let (a, b) = (lhs.element.score, rhs.element.score)
+                return a != b ? (descending ? a > b : a < b) : lhs.offset < rhs.offset
+            }.map(\.element)
+            let topK = view.query().where(\.score, in: low...high).sorted(by: \.score, descending: descending).offset(offset).limit(limit)
+            #expect(topK.results.map(\.id) == Array(sortedRange.dropFirst(offset).prefix(limit)).map(\.id))
+            if limit > 0 { #expect(topK.first?.id == sortedRange.dropFirst(offset).first?.id) }
+            // Several conditions: the first indexed one leads, the rest filter.
+            let both = view.query().where(\.group, equals: group).where(\.score, in: low...high).offset(offset).limit(limit)
+            let expected = inOrder.filter { $0.group == group && (low...high).contains($0.score) }
+            #expect(both.results == Array(expected.dropFirst(offset).prefix(limit)))
+            #expect(both.count == expected.count)
+            // The same on the table without indexes.
+            #expect(reference.query().where(\.group, equals: group).where(\.score, in: low...high).count == expected.count)
+        }
+        #expect(view.query().where(\.group, equals: 3).plan.hasPrefix("index lookup (group = 3)"))
+        #expect(view.query().where(\.score, in: 3...9).sorted(by: \.score).limit(3).plan.hasPrefix("ordered index range"))
+    }
+}
