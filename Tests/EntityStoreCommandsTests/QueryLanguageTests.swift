@@ -112,6 +112,24 @@ struct QueryLanguageTests {
         }
     }
 
+    /// Fields keep the order of the input (a JSON object's keys as written, an NDJSON file's,
+    /// a CSV header's), and the same input imports to the same bytes.
+    @Test func fieldOrderFollowsTheInputAndImportsAreDeterministic() throws {
+        try withScratch { scratch in
+            try scratch.write("in/t.ndjson", "{\"id\":1,\"zeta\":1,\"alpha\":{\"n\":{\"x\":1}},\"mid\":\"a\\\"b\"}\n{\"new\":true,\"id\":2,\"zeta\":null}\n")
+            try scratch.write("in/u.json", #"[{"b": 1, "id": "x", "a": 2}, {"id": "y", "c": 3}]"#)
+            try scratch.write("in/v.csv", "z,y,x\n1,2,3\n")
+            for output in ["a.sqlite", "b.sqlite"] {
+                #expect(run(["import", scratch.path("in"), "--output", scratch.path(output)]).status == 0)
+            }
+            #expect(try scratch.read("a.sqlite") == scratch.read("b.sqlite"), "the same input must write the same bytes")
+            let path = scratch.path("a.sqlite")
+            #expect(run(["query", path, "t", "--format", "csv"]).outputLines.first == "id,zeta,alpha,mid,new")
+            #expect(run(["query", path, "u", "--format", "csv"]).outputLines.first == "id,b,a,c")
+            #expect(run(["query", path, "v", "--format", "csv"]).outputLines.first == "id,z,y,x")
+        }
+    }
+
     /// Group-by aggregates against a computation over the generated records.
     @Test func groupByAggregates() throws {
         var expected: [String: (count: Int, sum: Double, values: Int, max: Double?)] = [:]

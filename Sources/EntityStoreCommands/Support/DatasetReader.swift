@@ -20,8 +20,9 @@ struct DatasetReader {
     private var sources: [String: String] = [:]
     /// The kind each column of a CSV table was read as.
     private(set) var kinds: [String: [String: CSVColumnKind]] = [:]
-    /// The field order of the tables whose input states one (a CSV header); the others'
-    /// fields are stored in name order.
+    /// The field order of each table: a CSV header's, or the order in which the JSON
+    /// text first gives the records' keys (the first thousand records of each table are
+    /// read for it; fields only later records have follow by name).
     private(set) var fieldOrder: [String: [String]] = [:]
 
     /// Reads `path`, a file or a directory.
@@ -51,10 +52,12 @@ struct DatasetReader {
                 } else if name.hasSuffix(".csv") {
                     try readCSV(file, table: table, options: csv.options(for: table))
                 } else {
-                    guard case let .array(records) = try Self.parse(file) else {
+                    let data = try Self.read(file)
+                    guard case let .array(records) = try Self.parse(data, file) else {
                         throw CommandFailure("'\(file)': expected a JSON array of records for table \(Echo.name(table))")
                     }
                     try add(records, table: table, file: file)
+                    fieldOrder[table] = Self.keyOrder(data, .array)[""]
                 }
                 sources[table] = file
             }
@@ -63,9 +66,11 @@ struct DatasetReader {
             try readCSV(path, table: table, options: csv.options(for: table))
             sources[table] = path
         } else {
-            guard case let .object(object) = try Self.parse(path) else {
+            let data = try Self.read(path)
+            guard case let .object(object) = try Self.parse(data, path) else {
                 throw CommandFailure("'\(path)': expected a JSON object mapping table names to arrays of records")
             }
+            fieldOrder = Self.keyOrder(data, .tablesObject)
             guard !object.isEmpty else { throw CommandFailure("'\(path)': the object names no table") }
             for table in object.keys.sorted() {
                 guard case let .array(records)? = object[table] else {
@@ -97,8 +102,12 @@ struct DatasetReader {
         }
     }
 
-    private static func parse(_ file: String) throws -> JSONValue {
-        let data = try read(file)
+    /// The records' keys in the order the text first gives them, by table.
+    private static func keyOrder(_ data: Data, _ layout: JSONKeyOrder.Layout) -> [String: [String]] {
+        data.withUnsafeBytes { JSONKeyOrder.keys(in: $0.bindMemory(to: UInt8.self), layout: layout) }
+    }
+
+    private static func parse(_ data: Data, _ file: String) throws -> JSONValue {
         if data.isEmpty { throw CommandFailure("'\(file)': the file is empty") }
         do { return try JSONValue(parsing: data) } catch {
             throw CommandFailure("'\(file)': malformed JSON: \(error)")
@@ -128,6 +137,7 @@ struct DatasetReader {
             throw CommandFailure("'\(file)': the file is empty")
         }
         try add(records, table: table, file: file) { "line \(lines[$0])" }
+        fieldOrder[table] = Self.keyOrder(data, .lines)[""]
     }
 
     private mutating func add(
