@@ -72,10 +72,10 @@ struct OneShotQueryTests {
             for countOnly in [true, false] {
                 let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d"]
                 let groupBy = Int.random(in: 0..<3, using: &random) == 0 ? names.randomElement(using: &random) : nil
-                var aggregates: [Aggregate] = groupBy != nil || Bool.random(using: &random) ? [.count] : []
+                var aggregates: [FieldAggregate] = groupBy != nil || Bool.random(using: &random) ? [.count] : []
                 for _ in 0..<(groupBy == nil && aggregates.isEmpty ? 0 : Int.random(in: 0...3, using: &random)) {
                     let field = names.randomElement(using: &random)!
-                    aggregates.append([Aggregate.sum(field), .average(field), .minimum(field), .maximum(field)].randomElement(using: &random)!)
+                    aggregates.append([FieldAggregate.sum(field), .average(field), .minimum(field), .maximum(field)].randomElement(using: &random)!)
                 }
                 let aggregating = groupBy != nil || aggregates.count > 1
                 let columns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)

@@ -104,6 +104,11 @@ extension Query {
         return page(collected)
     }
 
+    /// Calls `body` with each match in the source's order, until it returns false.
+    func visitMatches(_ body: (E) -> Bool) {
+        forEachMatch(of: plannedRun(), body)
+    }
+
     /// The IDs of the matching entities, ordered and paged.
     public var ids: [E.ID] { results.map { $0.id } }
 

@@ -131,14 +131,14 @@ public struct QueryCommand: ParsableCommand {
             try tableFields.check(condition.field, option: "--where \(text)")
             return condition
         }
-        var aggregates: [Aggregate] = count ? [.count] : []
-        aggregates += sums.map(Aggregate.sum) + averages.map(Aggregate.average) + minimums.map(Aggregate.minimum) + maximums.map(Aggregate.maximum)
+        var aggregates: [FieldAggregate] = count ? [.count] : []
+        aggregates += sums.map(FieldAggregate.sum) + averages.map(FieldAggregate.average) + minimums.map(FieldAggregate.minimum) + maximums.map(FieldAggregate.maximum)
         for aggregate in aggregates {
             if let field = aggregate.field { try tableFields.check(field, option: "--\(aggregate.name.prefix { $0 != "(" }) \(field)") }
         }
         if let groupBy { try tableFields.check(groupBy, option: "--group-by \(groupBy)") }
         let isAggregating = groupBy != nil || aggregates.contains { $0 != .count }
-        // Aggregate rows have their own columns: the group field, then the aggregates.
+        // FieldAggregate rows have their own columns: the group field, then the aggregates.
         let aggregateColumns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)
         if let sort {
             if isAggregating {

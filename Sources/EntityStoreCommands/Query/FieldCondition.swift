@@ -95,21 +95,9 @@ struct FieldCondition: Equatable, CustomStringConvertible {
         }
     }
 
-    /// How `value` compares with `operand`: numbers by value, strings by code point,
-    /// booleans and nested values by equality only; nil when they cannot be compared.
+    /// How `value` compares with `operand`: by value (see `JSONValue.compareByValue`).
     static func order(_ value: JSONValue, _ operand: JSONValue) -> Int? {
-        if let numeric = value.numericComparison(to: operand) { return numeric }
-        switch (value, operand) {
-        case (.string(let left), .string(let right)):
-            if left.utf8.elementsEqual(right.utf8) { return 0 }
-            return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
-        case (.bool(let left), .bool(let right)):
-            return left == right ? 0 : (left ? 1 : -1)
-        case (.array, .array), (.object, .object):
-            return value == operand ? 0 : nil
-        default:
-            return nil
-        }
+        JSONValue.compareByValue(value, operand)
     }
 
     /// `query` narrowed by this condition: the exact test as a filter, after an index

@@ -24,7 +24,7 @@ struct QueryRequest {
     /// Group the matches by this field, one printed row per value.
     var groupBy: String?
     /// The aggregates printed per group (or once for all matches).
-    var aggregates: [Aggregate] = []
+    var aggregates: [FieldAggregate] = []
 
     /// Whether the answer is aggregate rows rather than records (a bare `--count` is not:
     /// it prints one number).
@@ -49,7 +49,7 @@ struct QueryRequest {
         return query
     }
 
-    /// Aggregate rows ordered by `--sort` (ties, and by default, in group key order) and paged.
+    /// FieldAggregate rows ordered by `--sort` (ties, and by default, in group key order) and paged.
     private func ordered(_ rows: [[String: JSONValue]]) -> [[String: JSONValue]] {
         var rows = rows
         if let sort {
@@ -131,10 +131,10 @@ struct QueryRequest {
             print("plan: \(query.plan)", to: &standardError)
         }
         if countOnly, !isAggregating { return "\(query.count)\n" }
-        let records = query.results
         if isAggregating {
-            return RowPrinter(format: format, fields: fields).text(ordered(Aggregate.rows(of: records, groupBy: groupBy, aggregates)))
+            return RowPrinter(format: format, fields: fields).text(ordered(query.aggregated(groupedByField: groupBy, aggregates)))
         }
+        let records = query.results
         if let id, records.isEmpty, conditions.isEmpty {
             throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
         }

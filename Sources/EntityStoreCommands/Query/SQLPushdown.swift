@@ -87,7 +87,7 @@ struct SQLPushdown {
     /// be scalar, sums and averages only of integer columns (SQLite adds doubles in its
     /// own order, and an integer overflow is an error there).
     func groups(
-        of table: String, _ filter: SnapshotTableReader.Filter, by field: String?, _ aggregates: [Aggregate],
+        of table: String, _ filter: SnapshotTableReader.Filter, by field: String?, _ aggregates: [FieldAggregate],
         reader: SnapshotTableReader
     ) throws -> [[String: JSONValue]]? {
         // Not a number column: SQLite shows one of 2 and 2.0 for their group, maybe not the first.

@@ -81,3 +81,36 @@ struct QueryPathTests {
         #expect(view.query().where(\.score, in: 3...9).sorted(by: \.score).limit(3).plan.hasPrefix("ordered index range"))
     }
 }
+
+@Suite("Aggregates over queries")
+struct QueryAggregateTests {
+    @Test(arguments: [5, 6] as [UInt64])
+    func aggregatesAgreeWithAPlainComputation(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try EntityStore { indexed; plain }
+        let rows = (1...200).map { id in
+            PathItem(id: id, group: Int.random(in: 0..<9, using: &random), code: "c\(id)", score: Int.random(in: -50..<50, using: &random),
+                     rank: Int.random(in: 0..<5, using: &random), tag: nil)
+        }
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: rows)
+            try tx[plain].insert(contentsOf: rows)
+        }
+        for table in [indexed, plain] {
+            let view = store.state[table]
+            for group in 0..<10 {
+                let members = rows.filter { $0.group == group }
+                let query = view.query().where(\.group, equals: group).limit(1)
+                #expect(query.sum(\.score) == members.reduce(0) { $0 + $1.score })
+                #expect(query.min(\.score) == members.map(\.score).min())
+                #expect(query.max(\.score) == members.map(\.score).max())
+                #expect(query.average(\.score) == (members.isEmpty ? nil : Double(members.reduce(0) { $0 + $1.score }) / Double(members.count)))
+            }
+            #expect(view.query().min(\.score) == rows.map(\.score).min() && view.query().max(\.score) == rows.map(\.score).max())
+            let counts = Dictionary(grouping: rows, by: \.group).mapValues(\.count)
+            #expect(view.query().countsByKey(\.group) == counts)
+            #expect(view.query().where(\.score, in: 0...).countsByKey(\.group) == Dictionary(grouping: rows.filter { $0.score >= 0 }, by: \.group).mapValues(\.count))
+            #expect(view.query().grouped(by: \.rank).mapValues { $0.map(\.id) } == Dictionary(grouping: rows, by: \.rank).mapValues { $0.map(\.id) })
+        }
+    }
+}

@@ -1,14 +1,13 @@
-import EntityStore
 
-/// One aggregate a query prints per group (or once, without `--group-by`), named as its
-/// output column: `count`, `sum(F)`, `avg(F)`, `min(F)`, `max(F)`.
+/// One aggregate over dynamic records, per group or over every match, named as its output
+/// column: `count`, `sum(F)`, `avg(F)`, `min(F)`, `max(F)`.
 ///
 /// Semantics, the same as SQLite's on a column of one kind: `count` counts records; `sum`
 /// and `avg` add the numbers of the field (null, missing and non-numeric values are
 /// skipped; a sum of integers stays an integer unless it overflows 64 bits); `min` and
 /// `max` take the least and greatest number or string (numbers before strings, strings by
 /// code point); a group with no such value gets `null`.
-enum Aggregate: Equatable {
+public enum FieldAggregate: Hashable, Sendable {
     case count
     case sum(String)
     case average(String)
@@ -16,7 +15,7 @@ enum Aggregate: Equatable {
     case maximum(String)
 
     /// The output column's name.
-    var name: String {
+    public var name: String {
         switch self {
         case .count: "count"
         case .sum(let field): "sum(\(field))"
@@ -27,7 +26,7 @@ enum Aggregate: Equatable {
     }
 
     /// The field it reads, if any.
-    var field: String? {
+    public var field: String? {
         switch self {
         case .count: nil
         case .sum(let field), .average(let field), .minimum(let field), .maximum(let field): field
@@ -36,7 +35,7 @@ enum Aggregate: Equatable {
 
     /// Accumulates one aggregate over the records of a group.
     struct Accumulator {
-        let aggregate: Aggregate
+        let aggregate: FieldAggregate
         private var count = 0
         private var integerSum: Int64 = 0
         private var doubleSum = 0.0
@@ -44,7 +43,7 @@ enum Aggregate: Equatable {
         private var isDouble = false
         private var extreme: JSONValue?
 
-        init(_ aggregate: Aggregate) { self.aggregate = aggregate }
+        init(_ aggregate: FieldAggregate) { self.aggregate = aggregate }
 
         mutating func add(_ record: DynamicRecord) {
             count += 1
@@ -97,7 +96,7 @@ enum Aggregate: Equatable {
 
     /// One row per distinct value of `field` (all records in one row when nil), with the
     /// aggregates, in ``GroupKey`` order. O(n) for n records.
-    static func rows(of records: [DynamicRecord], groupBy field: String?, _ aggregates: [Aggregate]) -> [[String: JSONValue]] {
+    static func rows(of records: some Sequence<DynamicRecord>, groupBy field: String?, _ aggregates: [FieldAggregate]) -> [[String: JSONValue]] {
         var groups: [GroupKey: (key: JSONValue, accumulators: [Accumulator])] = [:]
         var order: [GroupKey] = []
         for record in records {
@@ -120,16 +119,16 @@ enum Aggregate: Equatable {
     }
 }
 
-/// A group's key: values equal by the query language's rules (numbers by value, strings
+/// A group's key: values equal by value (``JSONValue/compareByValue(_:_:)``) (numbers by value, strings
 /// by their exact characters, null and missing alike) share one.
-struct GroupKey: Hashable {
+public struct GroupKey: Hashable {
     private enum Normalized: Hashable {
         case null, bool(Bool), integer(Int64), double(Double), string([UInt8]), other(String)
     }
 
     private let normalized: Normalized
 
-    init(_ value: JSONValue) {
+    public init(_ value: JSONValue) {
         normalized = switch value {
         case .null: .null
         case .bool(let flag): .bool(flag)
@@ -142,10 +141,10 @@ struct GroupKey: Hashable {
 
     /// A total order of keys: null, booleans, numbers by value, strings by code point,
     /// then nested values by their JSON text.
-    static func order(_ left: JSONValue, _ right: JSONValue) -> Int {
+    public static func order(_ left: JSONValue, _ right: JSONValue) -> Int {
         let ranks = rank(left) - rank(right)
         if ranks != 0 { return ranks }
-        if let order = FieldCondition.order(left, right) { return order }
+        if let order = JSONValue.compareByValue(left, right) { return order }
         if case .null = left { return 0 }
         let (a, b) = (left.serialized(), right.serialized())
         return a == b ? 0 : (a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1)
@@ -159,5 +158,45 @@ struct GroupKey: Hashable {
         case .string: 3
         case .array, .object: 4
         }
+    }
+}
+
+extension JSONValue {
+    /// How `value` compares with `other` by value, as SQL compares them: numbers exactly
+    /// by value (`1` equals `1.0`), strings by their code points (no Unicode
+    /// normalization), booleans false before true; arrays and objects only equal or not;
+    /// nil for values of different kinds, which do not compare.
+    /// - Complexity: O(1) for scalars; O(size) for nested values.
+    public static func compareByValue(_ value: JSONValue, _ other: JSONValue) -> Int? {
+        if let numeric = value.numericComparison(to: other) { return numeric }
+        switch (value, other) {
+        case (.string(let left), .string(let right)):
+            if left.utf8.elementsEqual(right.utf8) { return 0 }
+            return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
+        case (.bool(let left), .bool(let right)):
+            return left == right ? 0 : (left ? 1 : -1)
+        case (.array, .array), (.object, .object):
+            return value == other ? 0 : nil
+        default:
+            return nil
+        }
+    }
+}
+
+extension Query where E == DynamicRecord {
+    /// The matches' aggregates: one row per distinct value of `field` (values equal by
+    /// value share a row: null and a missing field, `1` and `1.0`), in ``GroupKey`` order,
+    /// or one row for all matches when `field` is nil. Offset, limit and order are ignored.
+    /// - Complexity: O(m) over the m matches, streamed from the query's source.
+    public func aggregated(groupedByField field: String?, _ aggregates: [FieldAggregate]) -> [[String: JSONValue]] {
+        var matches: [DynamicRecord] = []
+        var unordered = self
+        unordered.ordering = nil
+        unordered.offsetCount = 0
+        unordered.limitCount = nil
+        unordered.visitMatches { matches.append($0); return true }
+        // Rows in id order, so a group's key is its first record's spelling of it.
+        matches.sort { $0.id < $1.id }
+        return FieldAggregate.rows(of: matches, groupBy: field, aggregates)
     }
 }

@@ -1,0 +1,90 @@
+extension Query {
+    /// The sum of `keyPath` over the matching entities (ignoring offset and limit).
+    /// - Complexity: O(m) over the m matches, streamed from the query's source.
+    public func sum<Value: AdditiveArithmetic & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value {
+        var total = Value.zero
+        unpaged.forEachResult { total += $0[keyPath: keyPath] }
+        return total
+    }
+
+    /// The mean of an integer field over the matches, or nil when none match. O(m).
+    public func average<Value: BinaryInteger & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Double? {
+        var total = 0.0, count = 0
+        unpaged.forEachResult { total += Double($0[keyPath: keyPath]); count += 1 }
+        return count == 0 ? nil : total / Double(count)
+    }
+
+    /// The mean of a floating-point field over the matches, or nil when none match. O(m).
+    public func average<Value: BinaryFloatingPoint & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
+        var total = Value.zero, count = 0
+        unpaged.forEachResult { total += $0[keyPath: keyPath]; count += 1 }
+        return count == 0 ? nil : total / Value(count)
+    }
+
+    /// The least value of `keyPath` among the matches, or nil when none match.
+    /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
+    public func min<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
+        extreme(keyPath, descending: false)
+    }
+
+    /// The greatest value of `keyPath` among the matches, or nil when none match.
+    /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
+    public func max<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
+        extreme(keyPath, descending: true)
+    }
+
+    private func extreme<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, descending: Bool) -> Value? {
+        if conditions.isEmpty, storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) != nil {
+            return unpaged.sorted(by: keyPath, descending: descending).first?[keyPath: keyPath]
+        }
+        var best: Value?
+        unpaged.forEachResult { entity in
+            let value = entity[keyPath: keyPath]
+            if let current = best, descending ? !(current < value) : !(value < current) { return }
+            best = value
+        }
+        return best
+    }
+
+    /// The number of matches per value of `keyPath` (books per author).
+    /// - Complexity: O(number of keys) from the sizes of a grouped index's groups when the
+    ///   query has no condition; else O(m).
+    public func countsByKey<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable) -> [Key: Int] {
+        if conditions.isEmpty, let counts = storage.groupCounts(Key.self, for: keyPath) { return counts }
+        var counts: [Key: Int] = [:]
+        unpaged.forEachResult { counts[$0[keyPath: keyPath], default: 0] += 1 }
+        return counts
+    }
+
+    /// The matches grouped by the value of `keyPath`, each group in the query's order. O(m).
+    public func grouped<Key: Hashable & Sendable>(by keyPath: any KeyPath<E, Key> & Sendable) -> [Key: [E]] {
+        Dictionary(grouping: unpaged.results) { $0[keyPath: keyPath] }
+    }
+
+    /// The query without offset, limit and order (aggregates see every match).
+    private var unpaged: Query {
+        var copy = self
+        copy.offsetCount = 0
+        copy.limitCount = nil
+        return copy
+    }
+
+    /// Calls `body` with each match, without collecting them.
+    private func forEachResult(_ body: (E) -> Void) {
+        var unordered = self
+        unordered.ordering = nil
+        unordered.visitMatches { body($0); return true }
+    }
+}
+
+extension TableStorage {
+    /// Each key's group size in the grouped index on `keyPath`, if there is one. O(keys).
+    func groupCounts<Key: Hashable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> [Key: Int]? {
+        for position in descriptor.indexes.indices where descriptor.indexes[position].keyPath?.keyPath == keyPath {
+            if let grouped = indexes[position] as? IndexBox<GroupedIndex<E, Key>> {
+                return Dictionary(uniqueKeysWithValues: grouped.index.keyCounts.map { ($0.key, $0.count) })
+            }
+        }
+        return nil
+    }
+}
