@@ -37,6 +37,12 @@ struct ReadmeTourTests {
         #expect(state[books].filter(\.authorID, equals: 1).map(\.id) == [10, 11])
         #expect(state[books].sorted(by: \.year, descending: true, limit: 5).map(\.id) == [10, 11])
         #expect(state[books].query().where(\.year, in: 1970..<1980).sorted(by: \.year).limit(20).results.map(\.id) == [11, 10])
+        #expect(state[books].count(\.authorID, equals: 1) == 2)
+        #expect(state[books].related(state[authors], via: \.authorID, of: 10)?.name == "Ursula K. Le Guin")
+        #expect(state[authors].referencing(1, from: state[books], via: \.authorID).map(\.id) == [10, 11])
+        #expect(state[books].query().where(\.year, in: 1970...).joined(state[authors], via: \.authorID).map { $0.1?.id } == [1, 1])
+        #expect(state[books].query().countsByKey(\.authorID) == [1: 2])
+        #expect(state[books].query().where(\.authorID, equals: 1).average(\.year) == 1972.5)
 
         let seen = Mutex<[Int]>([])
         let token = store.observe { changes in
