@@ -76,12 +76,16 @@ struct EntityStoreBench: ParsableCommand {
                 report.add(update)
                 report.add(try phase("live_query_memory") { try live.memory() })
                 report.notes.append(contentsOf: notes)
+            case "queries":
+                var dictionary: [Int: BenchItem] = [:]
+                for entity in data.entities { dictionary[entity.id] = entity }
+                for figure in try phase("index queries", { try figures.queryFigures(store: store, dictionary: dictionary) }) { report.add(figure) }
             case "incremental":
                 let full = try phase("snapshot") { try figures.snapshotFigure(store: store) }
                 report.add(try phase("incremental_save_1pct") {
                     try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
                 })
-            default: throw ValidationError("--only takes restore, snapshot, incremental or live")
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live or queries")
             }
             return report
         }
@@ -90,7 +94,7 @@ struct EntityStoreBench: ParsableCommand {
         let (insert, store, dictionary) = try phase("insert") { try figures.insert() }
         report.add(insert)
         report.add(phase("lookup") { figures.lookup(store: store, dictionary: dictionary) })
-        report.add(phase("index_query_us") { figures.indexQuery(store: store, dictionary: dictionary) })
+        for figure in try phase("index queries", { try figures.queryFigures(store: store, dictionary: dictionary) }) { report.add(figure) }
         let iteration = phase("full iteration") { figures.iterationRate(store: store) }
         for figure in try phase("commit latency", { try figures.commit(store: store) }) { report.add(figure) }
         let (derived, watched) = try phase("derived_notify_us") { try figures.derivedNotify(store: store) }
