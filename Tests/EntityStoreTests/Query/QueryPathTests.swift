@@ -14,6 +14,7 @@ private struct PathItem: Entity {
 /// The same fields indexed every way, and not at all: every query path must agree with a
 /// plain filter over the rows.
 private let indexed = Table<PathItem>("indexed").grouped(\.group).unique(\.code).ordered(\.score).ordered(\.tag)
+    .ordered(\.code, name: "codeOrder")
 private let plain = Table<PathItem>("plain")
 
 @Suite("Query paths agree with a plain filter")
@@ -111,6 +112,45 @@ struct QueryAggregateTests {
             #expect(view.query().countsByKey(\.group) == counts)
             #expect(view.query().where(\.score, in: 0...).countsByKey(\.group) == Dictionary(grouping: rows.filter { $0.score >= 0 }, by: \.group).mapValues(\.count))
             #expect(view.query().grouped(by: \.rank).mapValues { $0.map(\.id) } == Dictionary(grouping: rows, by: \.rank).mapValues { $0.map(\.id) })
+        }
+    }
+}
+
+@Suite("More conditions: not equal, one of, nil, prefix")
+struct QueryConditionTests {
+    @Test(arguments: [7, 8] as [UInt64])
+    func conditionsAgreeWithAPlainFilter(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try EntityStore { indexed; plain }
+        let words = ["apple", "apricot", "app", "banana", "band", "", "äpfel", "Apple"]
+        let rows = (1...250).map { id in
+            PathItem(id: id, group: Int.random(in: 0..<9, using: &random), code: words.randomElement(using: &random)! + "\(id)",
+                     score: Int.random(in: 0..<30, using: &random), rank: Int.random(in: 0..<5, using: &random),
+                     tag: Bool.random(using: &random) ? Int.random(in: 0..<6, using: &random) : nil)
+        }
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: rows)
+            try tx[plain].insert(contentsOf: rows)
+        }
+        for table in [indexed, plain] {
+            let view = store.state[table]
+            for _ in 0..<60 {
+                let group = Int.random(in: 0..<10, using: &random)
+                let set = Set((0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0..<10, using: &random) })
+                let prefix = ["ap", "app", "b", "", "ä", "A", "z"].randomElement(using: &random)!
+                #expect(view.query().where(\.group, notEquals: group).results == rows.filter { $0.group != group })
+                let oneOf = view.query().where(\.group, oneOf: set)
+                #expect(Set(oneOf.results.map(\.id)) == Set(rows.filter { set.contains($0.group) }.map(\.id)))
+                #expect(oneOf.count == rows.filter { set.contains($0.group) }.count)
+                #expect(view.query().whereNil(\.tag).results == rows.filter { $0.tag == nil })
+                #expect(view.query().whereNotNil(\.tag).count == rows.filter { $0.tag != nil }.count)
+                #expect(Set(view.query().whereNotNil(\.tag).results.map(\.id)) == Set(rows.filter { $0.tag != nil }.map(\.id)))
+                let prefixed = view.query().where(\.code, hasPrefix: prefix)
+                #expect(Set(prefixed.results.map(\.id)) == Set(rows.filter { $0.code.hasPrefix(prefix) }.map(\.id)))
+                #expect(prefixed.count == rows.filter { $0.code.hasPrefix(prefix) }.count)
+                let top = view.query().where(\.code, hasPrefix: prefix).sorted(by: \.code).limit(3).results.map(\.code)
+                #expect(top == Array(rows.map(\.code).filter { $0.hasPrefix(prefix) }.sorted().prefix(3)))
+            }
         }
     }
 }
