@@ -45,7 +45,8 @@ extension TableStorage {
     /// The ordered index of key type `Key` among `positions`, if any.
     func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
         for position in positions {
-            if let index = descriptor.indexes[position].erased(indexes[position]) as? OrderedIndex<E, Key> { return index }
+            // A class cast of the box: no copy of the index into an existential first.
+            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return box.index }
         }
         return nil
     }
