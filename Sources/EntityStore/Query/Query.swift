@@ -34,6 +34,9 @@ public struct Query<E: Entity>: Sendable {
         var field: KeyPathKey? = nil
         var orderedRange: (@Sendable (TableStorage<E>, _ descending: Bool) -> AnySequenceOfIDs<E>?)? = nil
         var rangeCount: (@Sendable (TableStorage<E>) -> Int?)? = nil
+        /// The same condition on a live query (its source when it has none yet); nil: a
+        /// filter with ``matches``.
+        var live: (@Sendable (LiveQuery<E>) -> LiveQuery<E>)? = nil
 
         init(
             describe: @escaping @Sendable () -> String, matches: @escaping @Sendable (E) -> Bool,
@@ -60,6 +63,8 @@ public struct Query<E: Entity>: Sendable {
         /// The field it sorts by, and whether descending.
         var field: KeyPathKey? = nil
         var descending = false
+        /// The same order on a live query; nil when a live query cannot follow it.
+        var live: (@Sendable (LiveQuery<E>) -> LiveQuery<E>)? = nil
     }
 
     let storage: TableStorage<E>
@@ -76,19 +81,30 @@ public struct Query<E: Entity>: Sendable {
 
     /// Keeps entities whose field `keyPath` equals `value`. O(1) to add.
     public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
-        adding(Condition(
+        var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) = \(value)" },
             matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.candidatesEqual(value, usingIndexesAt: $0.indexPositions(for: keyPath)) }))
+            candidates: { $0.candidatesEqual(value, usingIndexesAt: $0.indexPositions(for: keyPath)) })
+        condition.live = Self.liveEquality(keyPath, value)
+        return adding(condition)
+    }
+
+    /// An equality as a live query's source, or as a filter once it has one.
+    private static func liveEquality<Value: Hashable & Sendable>(
+        _ keyPath: any KeyPath<E, Value> & Sendable, _ value: Value
+    ) -> @Sendable (LiveQuery<E>) -> LiveQuery<E> {
+        { live in live.sourceOperator == .all ? live.where(keyPath, equals: value) : live.filter { $0[keyPath: keyPath] == value } }
     }
 
     /// Keeps entities whose field `keyPath` equals `value`; an ordered index on the field
     /// answers too. O(1) to add.
     public func `where`<Value: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
-        adding(Condition(
+        var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) = \(value)" },
             matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.comparableCandidatesEqual(value, usingIndexesAt: $0.indexPositions(for: keyPath)) }))
+            candidates: { $0.comparableCandidatesEqual(value, usingIndexesAt: $0.indexPositions(for: keyPath)) })
+        condition.live = Self.liveEquality(keyPath, value)
+        return adding(condition)
     }
 
     /// Keeps entities whose optional field `keyPath` equals `value`. O(1) to add.
@@ -113,9 +129,13 @@ public struct Query<E: Entity>: Sendable {
         _ keyPath: any KeyPath<E, Value> & Sendable, in range: Bounds
     ) -> Query {
         let bounds = SortedMapRange(bounding: range)
-        return adding(Self.rangeCondition(keyPath, bounds, describe: { "\(fieldPath(of: keyPath)) in \(range)" }) {
+        var condition = Self.rangeCondition(keyPath, bounds, describe: { "\(fieldPath(of: keyPath)) in \(range)" }) {
             bounds.contains($0[keyPath: keyPath])
-        })
+        }
+        condition.live = { live in
+            live.sourceOperator == .all ? live.where(keyPath, in: range) : live.filter { bounds.contains($0[keyPath: keyPath]) }
+        }
+        return adding(condition)
     }
 
     /// Keeps entities whose optional field `keyPath` is non-nil and lies in `range`.
@@ -165,7 +185,8 @@ public struct Query<E: Entity>: Sendable {
         var copy = self
         copy.ordering = Ordering(
             describe: { fieldPath(of: keyPath) + (descending ? " desc" : "") },
-            areInIncreasingOrder: increasing, indexOrder: indexOrder, field: KeyPathKey(keyPath: keyPath), descending: descending)
+            areInIncreasingOrder: increasing, indexOrder: indexOrder, field: KeyPathKey(keyPath: keyPath), descending: descending,
+            live: { $0.sorted(by: keyPath, descending: descending) })
         return copy
     }
 

@@ -154,3 +154,41 @@ struct QueryConditionTests {
         }
     }
 }
+
+@Suite("A query made live")
+struct QueryLiveTests {
+    /// The live form of a query (source, filters, sort, limit) equals the query re-run on
+    /// every state a random sequence of commits publishes.
+    @Test func aLiveQueryFollowsItsQuery() throws {
+        var random = SplitMix64(seed: 77)
+        let store = try EntityStore { indexed; plain }
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: (1...120).map { id in
+                PathItem(id: id, group: id % 6, code: "c\(id)", score: Int.random(in: 0..<40, using: &random), rank: id % 5, tag: nil)
+            })
+        }
+        let queries: [(Query<PathItem>) -> Query<PathItem>] = [
+            { $0.where(\.group, equals: 2) },
+            { $0.where(\.group, equals: 3).where(\.score, in: 10...30).sorted(by: \.score, descending: true).limit(5) },
+            { $0.where(\.score, in: 5..<25).where(\.rank, equals: 1).sorted(by: \.score) },
+            { $0.filter { $0.score.isMultiple(of: 3) }.sorted(by: \.code).limit(7) },
+        ]
+        let lives = try queries.map { make in try #require(store.live(make(store.state[indexed].query()))) }
+        #expect(store.state[indexed].query().offset(1).live == nil, "an offset cannot be followed")
+        for step in 0..<150 {
+            try store.write { tx in
+                let id = Int.random(in: 1...140, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: _ = try tx[indexed].remove(id)
+                default:
+                    try tx[indexed].upsert(PathItem(
+                        id: id, group: Int.random(in: 0..<6, using: &random), code: "c\(id)",
+                        score: Int.random(in: 0..<40, using: &random), rank: Int.random(in: 0..<5, using: &random), tag: nil))
+                }
+            }
+            for (live, make) in zip(lives, queries) {
+                #expect(Array(live.value) == make(store.state[indexed].query()).results, "step \(step)")
+            }
+        }
+    }
+}
