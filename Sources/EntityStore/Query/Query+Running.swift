@@ -48,7 +48,9 @@ extension Query {
         let (ids, group, skipped, inOrder): (AnySequenceOfIDs<E>?, SortedMap<UInt64, E.ID>?, Int?, Bool) = switch source() {
         case .orderedRange(let position, let ids): (ids, nil, position, true)
         case .candidates(let position, let candidates):
-            (candidates.group == nil ? candidates.ids : nil, candidates.group, position, ordering == nil && candidates.isInsertionOrder)
+            // A superset leaves its condition's test to run on each candidate.
+            (candidates.group == nil ? candidates.ids : nil, candidates.group, candidates.isExact ? position : nil,
+             ordering == nil && candidates.isInsertionOrder)
         case .indexOrder(let ids): (ids, nil, nil, true)
         case .scan: (nil, nil, nil, ordering == nil)
         }

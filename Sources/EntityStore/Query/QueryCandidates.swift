@@ -12,12 +12,19 @@ struct QueryCandidates<E: Entity>: Sendable {
     /// A grouped index's group, walked directly (the common case, kept out of the
     /// type-erased sequence).
     let group: SortedMap<UInt64, E.ID>?
+    /// Whether the IDs are exactly the condition's matches (else a superset the
+    /// condition's test must trim).
+    let isExact: Bool
     private let makeIDs: @Sendable () -> AnySequenceOfIDs<E>
 
-    init(count: Int?, isInsertionOrder: Bool, group: SortedMap<UInt64, E.ID>? = nil, ids: @escaping @Sendable () -> AnySequenceOfIDs<E>) {
+    init(
+        count: Int?, isInsertionOrder: Bool, group: SortedMap<UInt64, E.ID>? = nil, isExact: Bool = true,
+        ids: @escaping @Sendable () -> AnySequenceOfIDs<E>
+    ) {
         self.count = count
         self.isInsertionOrder = isInsertionOrder
         self.group = group
+        self.isExact = isExact
         self.makeIDs = ids
     }
 

@@ -192,3 +192,37 @@ struct QueryLiveTests {
         }
     }
 }
+
+@Suite("Composed conditions")
+struct QueryPredicateTests {
+    @Test(arguments: [9, 10] as [UInt64])
+    func andOrNotAgreeWithAPlainFilter(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try EntityStore { indexed; plain }
+        let rows = (1...200).map { id in
+            PathItem(id: id, group: Int.random(in: 0..<8, using: &random), code: "c\(id)", score: Int.random(in: 0..<30, using: &random),
+                     rank: Int.random(in: 0..<4, using: &random), tag: nil)
+        }
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: rows)
+            try tx[plain].insert(contentsOf: rows)
+        }
+        for table in [indexed, plain] {
+            let view = store.state[table]
+            for _ in 0..<80 {
+                let (a, b) = (Int.random(in: 0..<9, using: &random), Int.random(in: 0..<9, using: &random))
+                let (low, rank) = (Int.random(in: 0..<30, using: &random), Int.random(in: 0..<4, using: &random))
+                let predicate: QueryPredicate<PathItem> = .field(\.group, equals: a) || .field(\.group, equals: b) && !.field(\.score, in: low...)
+                let expected = rows.filter { $0.group == a || ($0.group == b && $0.score < low) }
+                #expect(Set(view.query().where(predicate).results.map(\.id)) == Set(expected.map(\.id)))
+                #expect(view.query().where(predicate).count == expected.count)
+                let both: QueryPredicate<PathItem> = .field(\.group, equals: a) && .matching { $0.rank == rank }
+                #expect(view.query().where(both).count == rows.filter { $0.group == a && $0.rank == rank }.count)
+                #expect(view.query().where(both).exists == rows.contains { $0.group == a && $0.rank == rank })
+                let either: QueryPredicate<PathItem> = .field(\.score, in: ..<low) || .field(\.group, equals: a)
+                #expect(view.query().where(either).sorted(by: \.score).results.map(\.id)
+                        == rows.filter { $0.score < low || $0.group == a }.enumerated().sorted { ($0.element.score, $0.offset) < ($1.element.score, $1.offset) }.map(\.element.id))
+            }
+        }
+    }
+}
