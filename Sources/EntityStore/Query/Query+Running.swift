@@ -44,7 +44,7 @@ extension Query {
 
     /// The source's IDs (nil: a scan in insertion order), the tests left for each
     /// candidate, and whether the source's order is the query's.
-    private func plannedRun() -> Run {
+    func plannedRun() -> Run {
         let (ids, group, skipped, inOrder): (AnySequenceOfIDs<E>?, SortedMap<UInt64, E.ID>?, Int?, Bool) = switch source() {
         case .orderedRange(let position, let ids): (ids, nil, position, true)
         case .candidates(let position, let candidates):
@@ -59,7 +59,7 @@ extension Query {
     }
 
     /// What a run walks: a group, other IDs, or (neither) the table in insertion order.
-    private struct Run {
+    struct Run {
         let ids: AnySequenceOfIDs<E>?
         let group: SortedMap<UInt64, E.ID>?
         let rest: [@Sendable (E) -> Bool]
@@ -67,7 +67,7 @@ extension Query {
     }
 
     /// Calls `body` with each matching entity of `run`, in its order, until it returns false.
-    private func forEachMatch(of run: Run, _ body: (E) -> Bool) {
+    func forEachMatch(of run: Run, _ body: (E) -> Bool) {
         let rows = storage.rows
         let rest = run.rest
         if let group = run.group {

@@ -226,3 +226,45 @@ struct QueryPredicateTests {
         }
     }
 }
+
+@Suite("Projection")
+struct QueryProjectionTests {
+    @Test func valuesFollowTheQuerysOrderAndPage() throws {
+        let store = try EntityStore { indexed; plain }
+        let rows = (1...30).map { PathItem(id: $0, group: $0 % 3, code: "c\($0)", score: 30 - $0, rank: $0 % 4, tag: nil) }
+        try store.write { tx in try tx[indexed].insert(contentsOf: rows) }
+        let query = store.state[indexed].query().where(\.group, equals: 1).sorted(by: \.score).offset(1).limit(3)
+        let expected = rows.filter { $0.group == 1 }.sorted { $0.score < $1.score }.dropFirst().prefix(3)
+        #expect(query.values(\.code) == expected.map(\.code))
+        #expect(query.values(\.id, \.score).map { [$0.0, $0.1] } == expected.map { [$0.id, $0.score] })
+    }
+}
+
+@Suite("Projection on every path")
+struct QueryProjectionPathTests {
+    @Test func streamedAndSortedPathsAgree() throws {
+        var random = SplitMix64(seed: 12)
+        let store = try EntityStore { indexed; plain }
+        let rows = (1...100).map { PathItem(id: $0, group: $0 % 5, code: "c\($0)", score: Int.random(in: 0..<20, using: &random), rank: $0 % 4, tag: nil) }
+        try store.write { tx in
+            try tx[indexed].insert(contentsOf: rows)
+            try tx[plain].insert(contentsOf: rows)
+        }
+        for table in [indexed, plain] {
+            for offset in 0..<3 {
+                for limit in [0, 1, 4, 50] {
+                    let queries = [
+                        store.state[table].query().where(\.group, equals: 2),
+                        store.state[table].query().where(\.score, in: 5...15).sorted(by: \.score),
+                        store.state[table].query().sorted(by: \.score, descending: true),
+                        store.state[table].query().where(\.rank, equals: 1).sorted(by: \.code),
+                    ]
+                    for query in queries {
+                        let paged = query.offset(offset).limit(limit)
+                        #expect(paged.values(\.id) == paged.results.map(\.id))
+                    }
+                }
+            }
+        }
+    }
+}
