@@ -4,7 +4,7 @@ import HashTreeCollections
 ///
 /// Observers receive it as `changes.current.changeSet`.
 public struct ChangeSet: Sendable {
-    var tables: [String: any AnyTableChanges] = [:]
+    @usableFromInline var tables: [String: any AnyTableChanges] = [:]
 
     /// True when the commit replaced every table at once (a restore): per-ID lists are
     /// then empty and every table must be considered changed.

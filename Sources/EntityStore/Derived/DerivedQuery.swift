@@ -11,7 +11,7 @@ import StoreCore
 ///
 /// A query is created from the last published state and registered atomically with it,
 /// so every later commit reaches it, whichever thread commits meanwhile. It remembers the
-/// revision its value reflects (``EntityState/revision``) and ignores a delivery of a
+/// store version its value reflects (``StoreCore/Store/version``) and ignores a delivery of a
 /// commit at or below it (a delivery trails publication and may come from another thread),
 /// so its value never moves backwards. Created inside a batch, it starts from the state
 /// before the batch (the batch's writes are not published yet, and may be rolled back) and
@@ -40,6 +40,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         @usableFromInline var value: Value
         /// The revision of the state `value` reflects.
         @usableFromInline var revision: UInt64
+        /// The store version (``StoreCore/Changes/version``) `value` reflects: deliveries at
+        /// or below it are already in the value. Set when the query is registered.
+        @usableFromInline var version: UInt64 = 0
         @usableFromInline var recomputations = 0
         @usableFromInline var observers: [UInt64: ObserverEntry] = [:]
         @usableFromInline var nextObserver: UInt64 = 0
@@ -73,6 +76,12 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         self.refreshBody = { query, changes in query.refreshValue(changes) }
     }
 
+    @usableFromInline
+    func start(atVersion version: UInt64) {
+        inner.withLock { $0.version = version }
+    }
+
+    @usableFromInline
     func setUnregister(_ action: @escaping @Sendable () -> Void) {
         unregister.withLock { $0 = action }
     }
@@ -158,18 +167,19 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         }
     }
 
+    @usableFromInline
     func refresh(_ changes: Changes<EntityState>) {
         refreshBody(self, changes)
     }
 
     /// Re-reads the value after `changes` and tells the observers if it changed. A commit
-    /// at or below the revision the value reflects is already in it, and is ignored.
+    /// at or below the store version the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ changes: Changes<EntityState>) {
         let update = inner.withLock { inner -> Update? in
-            let revision = changes.current.revision
-            guard revision > inner.revision else { return nil }
-            inner.revision = revision
+            guard changes.version > inner.version else { return nil }
+            inner.version = changes.version
+            inner.revision = changes.current.revision
             let old = inner.value
             guard let new = recompute(changes, old) else { return nil }
             inner.recomputations += 1

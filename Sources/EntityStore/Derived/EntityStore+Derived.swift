@@ -87,8 +87,10 @@ extension EntityStore {
         let state = core.committedState
         let early = make(state)
         let watchers = watchers
+        let core = core
         let (query, token) = core.withCommittedState { current in
             let query = current == state ? early : make(current)
+            query.start(atVersion: core.version)
             let token = ids.map { watchers.register(query, table: table, ids: $0) }
                 ?? watchers.registerTable(query, table: table)
             return (query, token)

@@ -2,39 +2,42 @@ import HashTreeCollections
 import StoreCore
 
 /// Something that re-reads its value when a commit touches what it watches.
+@usableFromInline
 protocol ChangeWatcher: AnyObject, Sendable {
     func refresh(_ changes: Changes<EntityState>)
 }
 
 /// Reads one field of one table's changed rows: the key each row had before a commit and
 /// the key it has after, so that key-filed watchers wake only for the values rows leave
-/// or enter.
-protocol ChangedKeyReader: Sendable {
-    /// Calls `body` with the old and the new key of every row of `table` that `changes`
-    /// touched (once when they are equal). O(changed rows of `table`).
-    func forEachChangedKey(_ changes: Changes<EntityState>, table: String, _ body: (WatchKey) -> Void)
-}
+/// or enter. Made by an inlinable initializer, so its work runs specialized for the
+/// entity and key types where the query is built.
+@usableFromInline
+struct ChangedKeyReader: Sendable {
+    /// Calls its last argument with the old and the new key of every row of the table
+    /// named by the second that the changes touched (once when they are equal).
+    /// O(changed rows of the table).
+    @usableFromInline let forEachChangedKey: @Sendable (Changes<EntityState>, String, (WatchKey) -> Void) -> Void
 
-/// The ``ChangedKeyReader`` of the field `key` of entities of `E`.
-struct FieldKeyReader<E: Entity, Key: Hashable & Sendable>: ChangedKeyReader {
-    let key: @Sendable (E) -> Key
-
-    func forEachChangedKey(_ changes: Changes<EntityState>, table: String, _ body: (WatchKey) -> Void) {
-        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>,
-              let rows = changes.current.storage(named: table, as: E.self)?.rows
-        else { return }
-        for id in tableChanges.inserted {
-            if let row = rows[id] { body(WatchKey(key(row.value))) }
-        }
-        for (id, old) in tableChanges.updated {
-            let before = key(old)
-            body(WatchKey(before))
-            if let row = rows[id] {
-                let after = key(row.value)
-                if after != before { body(WatchKey(after)) }
+    /// The reader of the field `key` reads from entities of `E`.
+    @inlinable
+    init<E: Entity, Key: Hashable & Sendable>(_ key: @escaping @Sendable (E) -> Key) {
+        forEachChangedKey = { changes, table, body in
+            guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>,
+                  let rows = changes.current.storage(named: table, as: E.self)?.rows
+            else { return }
+            for id in tableChanges.inserted {
+                if let row = rows[id] { body(WatchKey(key(row.value))) }
             }
+            for (id, old) in tableChanges.updated {
+                let before = key(old)
+                body(WatchKey(before))
+                if let row = rows[id] {
+                    let after = key(row.value)
+                    if after != before { body(WatchKey(after)) }
+                }
+            }
+            for old in tableChanges.removed.values { body(WatchKey(key(old))) }
         }
-        for old in tableChanges.removed.values { body(WatchKey(key(old))) }
     }
 }
 
@@ -46,6 +49,7 @@ struct FieldKeyReader<E: Entity, Key: Hashable & Sendable>: ChangedKeyReader {
 /// (live equality queries) are filed under (table, field, value): a changed row wakes the
 /// watchers of its key before and after the commit, at most two keys per field. Watchers
 /// of a whole table (ranges, top-k, aggregates) are filed under the table.
+@usableFromInline
 final class WatcherRegistry: Sendable {
     private struct Box: Sendable {
         weak var watcher: (any ChangeWatcher)?
@@ -54,7 +58,7 @@ final class WatcherRegistry: Sendable {
     /// The watchers of one field's values, with the reader that finds the keys a commit's
     /// changed rows leave and enter.
     private struct FieldWatchers: Sendable {
-        let reader: any ChangedKeyReader
+        let reader: ChangedKeyReader
         var byKey: [WatchKey: [UInt64: Box]] = [:]
     }
 
@@ -150,7 +154,7 @@ final class WatcherRegistry: Sendable {
     /// the old and new keys of changed rows (the first registration of a field keeps its
     /// reader). O(1).
     func registerKey(
-        _ watcher: any ChangeWatcher, table: String, field: KeyPathKey, key: WatchKey, reader: any ChangedKeyReader,
+        _ watcher: any ChangeWatcher, table: String, field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader,
         token given: UInt64? = nil
     ) -> UInt64 {
         registry.withLock { registry in
@@ -201,7 +205,9 @@ final class WatcherRegistry: Sendable {
                 guard let boxes else { return }
                 for (token, box) in boxes { if let watcher = box.watcher { due.append(Due(token: token, watcher: watcher)) } }
             }
-            if changeSet.replacedAll {
+            // A restore, or a raw core commit whose change set does not lead from the
+            // previous state (an undo), may have changed anything: every watcher wakes.
+            if changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
                 for tables in registry.byID.values { for boxes in tables.values { collect(boxes) } }
                 for boxes in registry.byTable.values { collect(boxes) }
                 for fields in registry.byKey.values {
@@ -212,7 +218,7 @@ final class WatcherRegistry: Sendable {
                     collect(registry.byTable[table])
                     if let fields = registry.byKey[table] {
                         for field in fields.values {
-                            field.reader.forEachChangedKey(changes, table: table) { collect(field.byKey[$0]) }
+                            field.reader.forEachChangedKey(changes, table) { collect(field.byKey[$0]) }
                         }
                     }
                     guard let watched = registry.byID[table], !watched.isEmpty else { continue }

@@ -13,27 +13,28 @@ extension EntityStore {
     ///   that wakes it, O(changed rows × log k), plus a refill when a full top-k window
     ///   loses members (O(log n + rows skipped) through an ordered index on the sort
     ///   field; a scan of the source otherwise).
+    @inlinable
     public func live<E: Entity>(_ query: LiveQuery<E>) -> LiveList<E> {
         let origin = nextLiveOrigin()
         return registered(filing: query.filing) { state in
-            let engine = Lock(query.ordering.makeEngine(query, state: state, origin: origin))
-            let rows = engine.withLock { $0.rows }
+            let engine = query.makeRowEngine(query, state, origin)
             return LiveList<E>(
-                value: rows, revision: state.revision,
+                value: engine.rows(), revision: state.revision,
                 initialDiff: { rows in LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: rows) }
             ) { changes in
-                engine.withLock { engine in engine.apply(changes).map { (engine.rows, $0) } }
+                engine.apply(changes).map { LiveStep(value: engine.rows(), diff: $0) }
             }
         }
     }
 
     /// A ``DerivedQuery`` over the rows of `query`, maintained by the live-query engine.
+    @inlinable
     func derivedRows<E: Entity>(_ query: LiveQuery<E>) -> DerivedQuery<LiveRows<E>> {
         let origin = nextLiveOrigin()
         return registered(filing: query.filing) { state in
-            let engine = Lock(query.ordering.makeEngine(query, state: state, origin: origin))
-            return DerivedQuery<LiveRows<E>>(initial: engine.withLock { $0.rows }, revision: state.revision) { changes, _ in
-                engine.withLock { engine in engine.apply(changes).map { _ in engine.rows } }
+            let engine = query.makeRowEngine(query, state, origin)
+            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision) { changes, _ in
+                engine.apply(changes).map { _ in engine.rows() }
             }
         }
     }
@@ -41,12 +42,15 @@ extension EntityStore {
     /// Builds a watcher with `make` from the last published state and files it as
     /// `filing` says, atomically with respect to commits (see
     /// ``registered(table:ids:_:)``).
+    @usableFromInline
     func registered<Watcher: LiveRegistrable>(filing: WatchFiling, _ make: (EntityState) -> Watcher) -> Watcher {
         let state = core.committedState
         let early = make(state)
         let watchers = watchers
+        let core = core
         let (watcher, token) = core.withCommittedState { current in
             let watcher = current == state ? early : make(current)
+            watcher.start(atVersion: core.version)
             return (watcher, watchers.register(watcher, filing: filing))
         }
         watcher.setUnregister { watchers.unregister(token, filing: filing) }
@@ -55,7 +59,11 @@ extension EntityStore {
 }
 
 /// A watcher that can be told how to unregister itself when it is released.
+@usableFromInline
 protocol LiveRegistrable: ChangeWatcher {
+    /// Sets the store version the watcher's value reflects (called while the store's
+    /// lock holds the state it was built from).
+    func start(atVersion version: UInt64)
     func setUnregister(_ action: @escaping @Sendable () -> Void)
 }
 
@@ -63,11 +71,12 @@ extension Live: LiveRegistrable {}
 extension DerivedQuery: LiveRegistrable {}
 
 /// Where a watcher is filed in the ``WatcherRegistry``.
+@usableFromInline
 enum WatchFiling: Sendable {
     /// Under every change of a table.
     case table(String)
     /// Under one value of one field of a table.
-    case key(table: String, field: KeyPathKey, key: WatchKey, reader: any ChangedKeyReader)
+    case key(table: String, field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader)
 }
 
 extension WatcherRegistry {
@@ -93,17 +102,17 @@ extension WatcherRegistry {
 extension LiveQuery {
     /// Where the query's watcher is filed: under its key for an equality source, else
     /// under its table.
+    @usableFromInline
     var filing: WatchFiling {
-        switch source {
-        case let .equals(source): .key(table: table.name, field: source.field, key: source.watchKey, reader: source.reader)
-        case .all, .range: .table(table.name)
-        }
+        guard let key = source.key else { return .table(table.name) }
+        return .key(table: table.name, field: key.field, key: key.key, reader: key.reader)
     }
 }
 
 /// Distinct origins tell the values of one live query from another's in O(1).
 private let liveOrigins = Lock<UInt64>(0)
 
+@usableFromInline
 func nextLiveOrigin() -> UInt64 {
     liveOrigins.withLock { counter in
         counter += 1

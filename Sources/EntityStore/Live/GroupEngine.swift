@@ -6,39 +6,87 @@ import StoreCore
 /// extreme row leaves). Per commit, each changed row's old contribution (read from the
 /// change set's previous value) leaves its group and its new one enters: O(changed rows
 /// × log g) for groups of g rows.
+@usableFromInline
 struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>: Sendable {
     /// One group's running state. Values are keyed by (value, row sequence): distinct per
-    /// row, ordered by value.
+    /// row, ordered by value. A NaN (a value unequal to itself) has no place in that order:
+    /// it is counted, and makes the sum NaN, but the minimum and maximum are those of the
+    /// other values (NaN when there are none).
+    @usableFromInline
     struct Group: Sendable {
-        var count = 0
-        var sum = Value.liveZero
-        var values = SortedMap<OrderedIndexKey<Value>, E.ID>()
+        @usableFromInline var count = 0
+        @usableFromInline var sum = LiveSum<Value>()
+        @usableFromInline var values = SortedMap<OrderedIndexKey<Value>, E.ID>()
+        /// How many values are unordered (NaN), and one of them.
+        @usableFromInline var unordered = 0
+        @usableFromInline var unorderedSample: Value?
 
+        @inlinable
+        init() {}
+
+        @inlinable
         var aggregate: GroupAggregate<Value>? {
-            guard let first = values.first, let last = values.last else { return nil }
-            return GroupAggregate(count: count, sum: sum, min: first.key.key, max: last.key.key)
+            guard count > 0 else { return nil }
+            guard let first = values.first, let last = values.last else {
+                guard let nan = unorderedSample else { return nil }
+                return GroupAggregate(count: count, sum: sum.total, min: nan, max: nan)
+            }
+            return GroupAggregate(count: count, sum: sum.total, min: first.key.key, max: last.key.key)
+        }
+
+        @inlinable
+        mutating func add(_ value: Value, sequence: UInt64, id: E.ID) {
+            count += 1
+            Value.liveAccumulate(value, removing: false, into: &sum)
+            if value != value {
+                unordered += 1
+                unorderedSample = value
+            } else {
+                values.updateValue(id, forKey: OrderedIndexKey(key: value, sequence: sequence))
+            }
+        }
+
+        @inlinable
+        mutating func remove(_ value: Value, sequence: UInt64) {
+            if value != value {
+                guard unordered > 0 else { return }
+                unordered -= 1
+                if unordered == 0 { unorderedSample = nil }
+            } else {
+                guard values.removeValue(forKey: OrderedIndexKey(key: value, sequence: sequence)) != nil else { return }
+            }
+            count -= 1
+            Value.liveAccumulate(value, removing: true, into: &sum)
         }
     }
 
-    let query: LiveQuery<E>
-    let key: any KeyPath<E, Key> & Sendable
-    let value: any KeyPath<E, Value> & Sendable
-    private var groups: [Key: Group] = [:]
-    private(set) var values = GroupValues<Key, Value>()
+    /// The parts of the query the engine uses, kept apart so that a commit copies no query.
+    @usableFromInline let table: String
+    @usableFromInline let qualifies: @Sendable (E) -> Bool
+    @usableFromInline let candidates: (@Sendable (TableStorage<E>) -> [E.ID]?)?
+    @usableFromInline let key: @Sendable (E) -> Key
+    @usableFromInline let value: @Sendable (E) -> Value
+    @usableFromInline var groups: [Key: Group] = [:]
+    @usableFromInline var values = GroupValues<Key, Value>()
 
-    init(query: LiveQuery<E>, key: any KeyPath<E, Key> & Sendable, value: any KeyPath<E, Value> & Sendable, state: EntityState) {
-        self.query = query
+    @inlinable
+    init(query: LiveQuery<E>, key: @escaping @Sendable (E) -> Key, value: @escaping @Sendable (E) -> Value, state: EntityState) {
+        self.table = query.table.name
+        self.qualifies = query.qualifier
+        self.candidates = query.source.candidates
         self.key = key
         self.value = value
-        if let storage = state.storage(named: query.table.name, as: E.self) { fill(from: storage) }
+        if let storage = state.storage(named: table, as: E.self) { fill(from: storage) }
     }
 
-    private mutating func fill(from storage: TableStorage<E>) {
+    @inlinable
+    mutating func fill(from storage: TableStorage<E>) {
         groups = [:]
+        let qualifies = qualifies
         func add(_ row: Row<E>) {
-            if query.qualifies(row.value) { insert(row.value, sequence: row.sequence) }
+            if qualifies(row.value) { insert(row.value, sequence: row.sequence) }
         }
-        if let candidates = query.source.candidates(in: storage) {
+        if let candidates = candidates?(storage) {
             for id in candidates { if let row = storage.rows[id] { add(row) } }
         } else {
             for (_, id) in storage.order { if let row = storage.rows[id] { add(row) } }
@@ -48,13 +96,14 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         self.values = values
     }
 
-    private mutating func insert(_ entity: E, sequence: UInt64) {
-        let amount = entity[keyPath: value], group = entity[keyPath: key]
+    @inlinable
+    mutating func insert(_ entity: E, sequence: UInt64) {
+        let group = key(entity), amount = value(entity)
         groups[group, default: Group()].add(amount, sequence: sequence, id: entity.id)
     }
 
+    @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> GroupDiff<Key, Value>? {
-        let table = query.table.name
         guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
         if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
             let old = values
@@ -64,21 +113,22 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
         let previousRows = changes.previous.storage(named: table, as: E.self)?.rows
+        let key = key, value = value, qualifies = qualifies
+        /// Each touched group's aggregates before the commit.
         var before: [Key: GroupAggregate<Value>?] = [:]
         func touch(_ key: Key) {
             if before[key] == nil { before[key] = .some(values.groups[key]) }
         }
         func leave(_ id: E.ID, _ old: E) {
-            guard query.qualifies(old), let sequence = previousRows?[id]?.sequence else { return }
-            let key = old[keyPath: self.key]
-            touch(key)
-            let amount = old[keyPath: value]
-            groups[key]?.remove(amount, sequence: sequence)
-            if groups[key]?.count == 0 { groups.removeValue(forKey: key) }
+            guard qualifies(old), let sequence = previousRows?[id]?.sequence else { return }
+            let group = key(old)
+            touch(group)
+            groups[group]?.remove(value(old), sequence: sequence)
+            if groups[group]?.count == 0 { groups.removeValue(forKey: group) }
         }
         func enter(_ id: E.ID) {
-            guard let row = storage.rows[id], query.qualifies(row.value) else { return }
-            touch(row.value[keyPath: key])
+            guard let row = storage.rows[id], qualifies(row.value) else { return }
+            touch(key(row.value))
             insert(row.value, sequence: row.sequence)
         }
         for (id, old) in tableChanges.updated { leave(id, old) }
@@ -86,40 +136,27 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         for id in tableChanges.updated.keys { enter(id) }
         for id in tableChanges.inserted { enter(id) }
 
-        var diff = GroupDiff<Key, Value>()
+        var changed: [GroupDiff<Key, Value>.Change] = []
         for (key, old) in before {
             let new = groups[key]?.aggregate
             guard new != old else { continue }
             values.groups[key] = new
-            diff.changes.append(.init(key: key, old: old, new: new))
+            changed.append(.init(key: key, old: old, new: new))
         }
-        return diff.isEmpty ? nil : diff
+        return changed.isEmpty ? nil : GroupDiff(changes: changed)
     }
 
     /// The changes from `old` to `new`, group by group. O(groups).
+    @inlinable
     static func diff(from old: GroupValues<Key, Value>, to new: GroupValues<Key, Value>) -> GroupDiff<Key, Value>? {
-        var diff = GroupDiff<Key, Value>()
+        var changed: [GroupDiff<Key, Value>.Change] = []
         for (key, aggregate) in new.groups where old.groups[key] != aggregate {
-            diff.changes.append(.init(key: key, old: old.groups[key], new: aggregate))
+            changed.append(.init(key: key, old: old.groups[key], new: aggregate))
         }
         for (key, aggregate) in old.groups where new.groups[key] == nil {
-            diff.changes.append(.init(key: key, old: aggregate, new: nil))
+            changed.append(.init(key: key, old: aggregate, new: nil))
         }
-        return diff.isEmpty ? nil : diff
-    }
-}
-
-extension GroupEngine.Group {
-    mutating func add(_ value: Value, sequence: UInt64, id: E.ID) {
-        count += 1
-        sum = Value.liveAdding(sum, value)
-        values.updateValue(id, forKey: OrderedIndexKey(key: value, sequence: sequence))
-    }
-
-    mutating func remove(_ value: Value, sequence: UInt64) {
-        guard values.removeValue(forKey: OrderedIndexKey(key: value, sequence: sequence)) != nil else { return }
-        count -= 1
-        sum = Value.liveSubtracting(sum, value)
+        return changed.isEmpty ? nil : GroupDiff(changes: changed)
     }
 }
 
@@ -134,16 +171,18 @@ extension EntityStore {
     /// An equality query wakes only for its key (as ``live(_:)``); others for their table.
     /// - Complexity: O(n log g) to create over n rows (the source's index candidates when
     ///   it has an index); per commit, O(changed rows × log g) for groups of g rows.
+    @inlinable
     public func live<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>(
         _ query: LiveQuery<E>, groupedBy key: any KeyPath<E, Key> & Sendable, aggregating value: any KeyPath<E, Value> & Sendable
     ) -> LiveGroups<Key, Value> {
-        registered(filing: query.filing) { state in
-            let engine = Lock(GroupEngine(query: query, key: key, value: value, state: state))
+        let readKey = fieldReader(key), readValue = fieldReader(value)
+        return registered(filing: query.filing) { state in
+            let engine = Lock(GroupEngine(query: query, key: readKey, value: readValue, state: state))
             return LiveGroups<Key, Value>(
                 value: engine.withLock { $0.values }, revision: state.revision,
                 initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() }
             ) { changes in
-                engine.withLock { engine in engine.apply(changes).map { (engine.values, $0) } }
+                engine.withLock { engine in engine.apply(changes).map { LiveStep(value: engine.values, diff: $0) } }
             }
         }
     }

@@ -7,7 +7,8 @@ import StoreCore
 ///
 /// It is created from the last published state and registered atomically with it, so
 /// every later commit reaches it, whichever thread commits meanwhile; it ignores a
-/// delivery at or below the revision its value reflects. It wakes only for commits whose
+/// delivery of a commit its value already reflects (by store version, so a raw commit
+/// back to an earlier state is followed too). It wakes only for commits whose
 /// changed rows enter or leave what it selects (the key of an equality query, its table
 /// otherwise), and then costs O(changed rows × log k) for a value of k rows or groups.
 ///
@@ -16,48 +17,95 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// One delivery.
     public typealias Update = LiveUpdate<Value, Diff>
 
-    private struct ObserverEntry: Sendable {
-        weak var token: Observation?
-        let handler: @Sendable (Update) -> Void
+    @usableFromInline
+    struct ObserverEntry: Sendable {
+        @usableFromInline let key: UInt64
+        @usableFromInline weak var token: Observation?
+        @usableFromInline let handler: @Sendable (Update) -> Void
         let onTermination: (@Sendable () -> Void)?
+
+        init(key: UInt64, token: Observation, handler: @escaping @Sendable (Update) -> Void, onTermination: (@Sendable () -> Void)?) {
+            self.key = key
+            self.token = token
+            self.handler = handler
+            self.onTermination = onTermination
+        }
     }
 
-    private struct Inner: Sendable {
-        var value: Value
-        var revision: UInt64
-        var observers: [UInt64: ObserverEntry] = [:]
-        var nextObserver: UInt64 = 0
-        var wakeups = 0
+    @usableFromInline
+    struct Inner: Sendable {
+        @usableFromInline var value: Value
+        @usableFromInline var revision: UInt64
+        /// The store version (``StoreCore/Changes/version``) the value reflects: deliveries
+        /// at or below it are already in the value. Set when the query is registered.
+        @usableFromInline var version: UInt64 = 0
+        /// In registration order (keys ascend), so a delivery hands them out as they are.
+        @usableFromInline var observers: [ObserverEntry] = []
+        @usableFromInline var nextObserver: UInt64 = 0
+        @usableFromInline var wakeups = 0
+
+        @inlinable
+        init(value: Value, revision: UInt64) {
+            self.value = value
+            self.revision = revision
+        }
     }
 
-    private let inner: Lock<Inner>
+    /// A delivery to hand out after the lock is released. (A struct, not a tuple: a
+    /// generic tuple's type metadata is looked up at run time wherever it is used.)
+    @usableFromInline
+    struct Delivery {
+        @usableFromInline let update: Update
+        @usableFromInline let observers: [ObserverEntry]
+
+        @inlinable
+        init(update: Update, observers: [ObserverEntry]) {
+            self.update = update
+            self.observers = observers
+        }
+    }
+
+    @usableFromInline let inner: Lock<Inner>
     /// Brings the engine up to a commit; returns the new value and its diff, or nil if the
     /// value did not change. Called under `inner`'s lock, so one commit at a time.
-    private let step: @Sendable (Changes<EntityState>) -> (Value, Diff)?
+    @usableFromInline let step: @Sendable (Changes<EntityState>) -> LiveStep<Value, Diff>?
     /// The whole value as a diff, for a stream's first element.
-    private let initialDiff: @Sendable (Value) -> Diff
+    @usableFromInline let initialDiff: @Sendable (Value) -> Diff
+    /// The body of ``refresh(_:)``, made by the (inlinable) initializer, so it is compiled
+    /// for the concrete value and diff types where the query is created: the registry
+    /// calls `refresh` through the `ChangeWatcher` protocol, where the class's own
+    /// methods would run as unspecialized generic code.
+    @usableFromInline let refreshBody: @Sendable (Live, Changes<EntityState>) -> Void
     private let unregister = Lock<(@Sendable () -> Void)?>(nil)
-    private let registrar = ObservationRegistrar()
+    @usableFromInline let registrar = ObservationRegistrar()
     /// `\.value`, made once: a key path into a generic class is instantiated at run time,
     /// which costs microseconds, on every use of the literal.
-    private let valueKeyPath: any KeyPath<Live, Value> & Sendable = \.value
+    @usableFromInline let valueKeyPath: any KeyPath<Live, Value> & Sendable = \.value
 
+    @inlinable
     init(
         value: Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
-        step: @escaping @Sendable (Changes<EntityState>) -> (Value, Diff)?
+        step: @escaping @Sendable (Changes<EntityState>) -> LiveStep<Value, Diff>?
     ) {
         self.inner = Lock(Inner(value: value, revision: revision))
         self.step = step
         self.initialDiff = initialDiff
+        self.refreshBody = { live, changes in live.refreshValue(changes) }
     }
 
+    @usableFromInline
+    func start(atVersion version: UInt64) {
+        inner.withLock { $0.version = version }
+    }
+
+    @usableFromInline
     func setUnregister(_ action: @escaping @Sendable () -> Void) {
         unregister.withLock { $0 = action }
     }
 
     deinit {
         unregister.withLock { $0 }?()
-        let terminations = inner.withLock { $0.observers.values.compactMap { $0.onTermination } }
+        let terminations = inner.withLock { $0.observers.compactMap { $0.onTermination } }
         for terminate in terminations { terminate() }
     }
 
@@ -109,34 +157,55 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
             return inner.nextObserver
         }
         let observation = Observation(onCancel: { [weak self] in
-            _ = self?.inner.withLock { $0.observers.removeValue(forKey: key) }
+            self?.inner.withLock { $0.observers.removeAll { $0.key == key } }
         })
         inner.withLock { inner in
-            inner.observers[key] = ObserverEntry(token: observation, handler: handler, onTermination: onTermination)
+            inner.observers.append(ObserverEntry(key: key, token: observation, handler: handler, onTermination: onTermination))
             initial(inner)
         }
         return observation
     }
 
+    @usableFromInline
     func refresh(_ changes: Changes<EntityState>) {
-        let delivery = inner.withLock { inner -> (Update, [ObserverEntry])? in
+        refreshBody(self, changes)
+    }
+
+    /// Brings the value up to `changes` and tells the observers if it changed. A commit at
+    /// or below the store version the value reflects is already in it, and is ignored.
+    @inlinable
+    func refreshValue(_ changes: Changes<EntityState>) {
+        let delivery = inner.withLock { inner -> Delivery? in
+            guard changes.version > inner.version else { return nil }
+            inner.version = changes.version
             let revision = changes.current.revision
-            guard revision > inner.revision else { return nil }
             inner.revision = revision
             inner.wakeups += 1
-            guard let (value, diff) = step(changes) else { return nil }
-            inner.value = value
-            let observers = inner.observers.isEmpty ? [] : inner.observers.sorted { $0.key < $1.key }.map { $0.value }
-            return (Update(value: value, diff: diff, revision: revision), observers)
+            guard let next = step(changes) else { return nil }
+            inner.value = next.value
+            return Delivery(update: Update(value: next.value, diff: next.diff, revision: revision), observers: inner.observers)
         }
-        guard let (update, observers) = delivery else { return }
+        guard let delivery else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
         // the value (it then sees the new one).
         registrar.withMutation(of: self, keyPath: valueKeyPath) {}
-        for entry in observers {
+        for entry in delivery.observers {
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
-            entry.handler(update)
+            entry.handler(delivery.update)
         }
+    }
+}
+
+/// A live query's new value and its diff, from one commit.
+@usableFromInline
+struct LiveStep<Value: Sendable, Diff: Sendable> {
+    @usableFromInline let value: Value
+    @usableFromInline let diff: Diff
+
+    @inlinable
+    init(value: Value, diff: Diff) {
+        self.value = value
+        self.diff = diff
     }
 }
 

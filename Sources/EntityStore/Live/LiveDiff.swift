@@ -12,6 +12,12 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
         public let offset: Int
         /// The row's ID.
         public let id: E.ID
+
+        @inlinable
+        init(offset: Int, id: E.ID) {
+            self.offset = offset
+            self.id = id
+        }
     }
 
     /// A row that entered the result, or an updated row, at its offset in the new result.
@@ -20,6 +26,12 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
         public let offset: Int
         /// The row's value after the commit.
         public let entity: E
+
+        @inlinable
+        init(offset: Int, entity: E) {
+            self.offset = offset
+            self.entity = entity
+        }
     }
 
     /// A row that stayed in the result at another position (its sort key changed).
@@ -30,6 +42,13 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
         public let to: Int
         /// The row's value after the commit.
         public let entity: E
+
+        @inlinable
+        init(from: Int, to: Int, entity: E) {
+            self.from = from
+            self.to = to
+            self.entity = entity
+        }
     }
 
     /// Rows that left, ascending by old offset.
@@ -43,6 +62,15 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
 
     /// An empty diff.
     public init() {}
+
+    /// A diff of these parts, each sorted by its offset.
+    @usableFromInline
+    init(removed: [Removal], inserted: [Insertion], updated: [Insertion], moved: [Move]) {
+        self.removed = removed
+        self.inserted = inserted
+        self.updated = updated
+        self.moved = moved
+    }
 
     /// Whether nothing changed.
     public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && updated.isEmpty && moved.isEmpty }
@@ -63,7 +91,8 @@ public struct LiveDiff<E: Entity>: Sendable, Equatable {
         return rows
     }
 
-    /// A diff replacing every row of `old` with every row of `new` (a restore).
+    /// A diff replacing every row of `old` with every row of `new` (a restore). O(k).
+    @usableFromInline
     static func replacing(_ old: LiveRows<E>, with new: LiveRows<E>) -> LiveDiff {
         var diff = LiveDiff()
         diff.removed = old.enumerated().map { Removal(offset: $0.offset, id: $0.element.id) }
@@ -81,4 +110,11 @@ public struct LiveUpdate<Value: Sendable, Diff: Sendable>: Sendable {
     public let diff: Diff
     /// The store revision the value reflects.
     public let revision: UInt64
+
+    @inlinable
+    init(value: Value, diff: Diff, revision: UInt64) {
+        self.value = value
+        self.diff = diff
+        self.revision = revision
+    }
 }

@@ -8,8 +8,15 @@ public struct JoinedRows<E: Entity, T: Entity>: RandomAccessCollection, Sendable
     /// The query's rows.
     public let rows: LiveRows<E>
     /// The referenced entities, by ID.
-    let referenced: TreeDictionary<T.ID, T>
-    let reference: @Sendable (E) -> T.ID
+    @usableFromInline let referenced: TreeDictionary<T.ID, T>
+    @usableFromInline let reference: @Sendable (E) -> T.ID
+
+    @inlinable
+    init(rows: LiveRows<E>, referenced: TreeDictionary<T.ID, T>, reference: @escaping @Sendable (E) -> T.ID) {
+        self.rows = rows
+        self.referenced = referenced
+        self.reference = reference
+    }
 
     /// Always 0.
     public var startIndex: Int { 0 }
@@ -42,6 +49,12 @@ public struct JoinDiff<E: Entity, T: Entity>: Sendable, Equatable {
 
     /// Whether nothing changed.
     public var isEmpty: Bool { rows.isEmpty && referenced.isEmpty }
+
+    @usableFromInline
+    init(rows: LiveDiff<E> = LiveDiff(), referenced: [T.ID: T?] = [:]) {
+        self.rows = rows
+        self.referenced = referenced
+    }
 }
 
 /// A live join: ``JoinedRows`` and their ``JoinDiff`` per commit.
@@ -51,35 +64,41 @@ public typealias LiveJoin<E: Entity, T: Entity> = Live<JoinedRows<E, T>, JoinDif
 /// of its rows with a reference count per ID. The referenced IDs are filed in the
 /// watcher registry as they come and go, so a commit to the target table wakes the join
 /// only when it touches a referenced entity.
+@usableFromInline
 struct JoinEngine<E: Entity, T: Entity>: Sendable {
-    var rowsEngine: any RowEngine<E>
-    let reference: @Sendable (E) -> T.ID
-    let targetTable: String
-    private var counts: [T.ID: Int] = [:]
-    private var referenced = TreeDictionary<T.ID, T>()
-    /// Where added and removed referenced IDs are filed (nil until registered).
-    let registration: DynamicRegistration
+    @usableFromInline let rowsEngine: RowEngineHandle<E>
+    @usableFromInline let reference: @Sendable (E) -> T.ID
+    @usableFromInline let targetTable: String
+    @usableFromInline var counts: [T.ID: Int] = [:]
+    @usableFromInline var referenced = TreeDictionary<T.ID, T>()
+    /// Where added and removed referenced IDs are filed.
+    @usableFromInline let registration: DynamicRegistration
 
-    init(rowsEngine: any RowEngine<E>, reference: @escaping @Sendable (E) -> T.ID, target: Table<T>, state: EntityState,
+    @inlinable
+    init(rowsEngine: RowEngineHandle<E>, reference: @escaping @Sendable (E) -> T.ID, target: Table<T>, state: EntityState,
          registration: DynamicRegistration) {
         self.rowsEngine = rowsEngine
         self.reference = reference
         self.targetTable = target.name
         self.registration = registration
         let targets = state.storage(named: targetTable, as: T.self)?.rows
-        for row in rowsEngine.rows {
+        for row in rowsEngine.rows() {
             let id = reference(row)
             counts[id, default: 0] += 1
             if counts[id] == 1, let target = targets?[id] { referenced[id] = target.value }
         }
     }
 
-    var value: JoinedRows<E, T> { JoinedRows(rows: rowsEngine.rows, referenced: referenced, reference: reference) }
+    @inlinable
+    var value: JoinedRows<E, T> { JoinedRows(rows: rowsEngine.rows(), referenced: referenced, reference: reference) }
+    @inlinable
     var referencedIDs: [WatchKey] { counts.keys.map { WatchKey($0) } }
 
+    @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> JoinDiff<E, T>? {
-        let oldRows = rowsEngine.rows
-        var diff = JoinDiff<E, T>()
+        let oldRows = rowsEngine.rows()
+        var rowsDiff = LiveDiff<E>()
+        var referencedDiff: [T.ID: T?] = [:]
         let targets = changes.current.storage(named: targetTable, as: T.self)?.rows
         var added: [WatchKey] = [], removed: [WatchKey] = []
         func retain(_ id: T.ID) {
@@ -98,52 +117,59 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
             referenced.removeValue(forKey: id)
             removed.append(WatchKey(id))
         }
-        if let rowsDiff = rowsEngine.apply(changes) {
-            diff.rows = rowsDiff
-            for removal in rowsDiff.removed {
+        if let diff = rowsEngine.apply(changes) {
+            rowsDiff = diff
+            for removal in diff.removed {
                 if let old = oldRows.row(id: removal.id) { release(reference(old)) }
             }
             // An inserted row was not in the old result as such (a restore's diff removes
             // every old row first), so only updated and moved rows release a reference.
-            for insertion in rowsDiff.inserted { retain(reference(insertion.entity)) }
-            for change in rowsDiff.updated {
+            for insertion in diff.inserted { retain(reference(insertion.entity)) }
+            for change in diff.updated {
                 if let old = oldRows.row(id: change.entity.id) { release(reference(old)) }
                 retain(reference(change.entity))
             }
-            for move in rowsDiff.moved {
+            for move in diff.moved {
                 if let old = oldRows.row(id: move.entity.id) { release(reference(old)) }
                 retain(reference(move.entity))
             }
         }
-        // Referenced entities changed by the commit (a restore may change any of them).
-        if changes.current.changeSet.replacedAll {
-            for id in counts.keys where referenced[id] != targets?[id]?.value {
-                referenced[id] = targets?[id]?.value
-                diff.referenced[id] = .some(targets?[id]?.value)
-            }
+        func refresh(_ id: T.ID) {
+            guard counts[id] != nil else { return }
+            let value = targets?[id]?.value
+            guard referenced[id] != value else { return }
+            referenced[id] = value
+            referencedDiff[id] = .some(value)
+        }
+        // Referenced entities changed by the commit. A restore, or a raw core commit whose
+        // change set does not lead from the previous state, may have changed any of them.
+        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            for id in counts.keys { refresh(id) }
         } else if let targetChanges = changes.current.changeSet.tables[targetTable] as? TableChanges<T> {
-            func refresh(_ id: T.ID) {
-                guard counts[id] != nil else { return }
-                let value = targets?[id]?.value
-                guard referenced[id] != value else { return }
-                referenced[id] = value
-                diff.referenced[id] = .some(value)
-            }
             for id in targetChanges.inserted { refresh(id) }
             for id in targetChanges.updated.keys { refresh(id) }
             for id in targetChanges.removed.keys { refresh(id) }
         }
         if !added.isEmpty || !removed.isEmpty { registration.update(adding: added, removing: removed) }
-        return diff.isEmpty ? nil : diff
+        if rowsDiff.isEmpty, referencedDiff.isEmpty { return nil }
+        return JoinDiff(rows: rowsDiff, referenced: referencedDiff)
     }
 }
 
 /// The handle a join engine files its referenced IDs through: the registry and the
 /// join's token.
+@usableFromInline
 struct DynamicRegistration: Sendable {
-    let registry: WatcherRegistry
-    let token: UInt64
+    @usableFromInline let registry: WatcherRegistry
+    @usableFromInline let token: UInt64
 
+    @usableFromInline
+    init(registry: WatcherRegistry, token: UInt64) {
+        self.registry = registry
+        self.token = token
+    }
+
+    @usableFromInline
     func update(adding: [WatchKey], removing: [WatchKey]) {
         registry.updateDynamicIDs(token, adding: adding, removing: removing)
     }
@@ -159,44 +185,67 @@ extension EntityStore {
     /// references.
     /// - Complexity: creating, as ``live(_:)`` plus O(k) probes; per commit, O(changed
     ///   rows × log k + changed referenced entities).
+    @inlinable
     public func live<E: Entity, T: Entity>(
         _ query: LiveQuery<E>, joining reference: any KeyPath<E, T.ID> & Sendable, to target: Table<T>
     ) -> LiveJoin<E, T> {
-        let watchers = watchers
-        let token = watchers.makeToken()
-        let registration = DynamicRegistration(registry: watchers, token: token)
-        let read: @Sendable (E) -> T.ID = { $0[keyPath: reference] }
+        let read = fieldReader(reference)
         let origin = nextLiveOrigin()
-        func make(_ state: EntityState) -> (LiveJoin<E, T>, [WatchKey]) {
-            let rows = query.ordering.makeEngine(query, state: state, origin: origin)
+        return registeredJoin(query, target: target) { state, registration in
+            let rows = query.makeRowEngine(query, state, origin)
             let engine = JoinEngine(rowsEngine: rows, reference: read, target: target, state: state, registration: registration)
             let ids = engine.referencedIDs
             let locked = Lock(engine)
             let live = LiveJoin<E, T>(
                 value: engine.value, revision: state.revision,
                 initialDiff: { joined in
-                    var diff = JoinDiff<E, T>()
-                    diff.rows = LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: joined.rows)
-                    return diff
+                    JoinDiff(rows: LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: joined.rows))
                 }
             ) { changes in
-                locked.withLock { engine in engine.apply(changes).map { (engine.value, $0) } }
+                locked.withLock { engine in engine.apply(changes).map { LiveStep(value: engine.value, diff: $0) } }
             }
-            return (live, ids)
+            return JoinBuild(live: live, ids: ids)
         }
+    }
+
+    /// Builds a live join with `make` from the last published state and files it under
+    /// its query and under the referenced IDs `make` reports, atomically with respect to
+    /// commits (as ``registered(filing:_:)``).
+    @usableFromInline
+    func registeredJoin<E: Entity, T: Entity>(
+        _ query: LiveQuery<E>, target: Table<T>, _ make: (EntityState, DynamicRegistration) -> JoinBuild<E, T>
+    ) -> LiveJoin<E, T> {
+        let watchers = watchers
+        let token = watchers.makeToken()
+        let registration = DynamicRegistration(registry: watchers, token: token)
         let state = core.committedState
-        let early = make(state)
+        let early = make(state, registration)
         let filing = query.filing
+        let core = core
         let live = core.withCommittedState { current in
-            let (live, ids) = current == state ? early : make(current)
-            watchers.register(live, filing: filing, token: token)
-            watchers.registerDynamicIDs(live, token: token, table: target.name, ids: ids)
-            return live
+            let build = current == state ? early : make(current, registration)
+            build.live.start(atVersion: core.version)
+            watchers.register(build.live, filing: filing, token: token)
+            watchers.registerDynamicIDs(build.live, token: token, table: target.name, ids: build.ids)
+            return build.live
         }
         live.setUnregister {
             watchers.unregister(token, filing: filing)
             watchers.unregisterDynamicIDs(token)
         }
         return live
+    }
+}
+
+/// A live join just built, with the referenced IDs to file it under.
+@usableFromInline
+struct JoinBuild<E: Entity, T: Entity> {
+    @usableFromInline let live: LiveJoin<E, T>
+    @usableFromInline let ids: [WatchKey]
+
+    @inlinable
+    init(live: LiveJoin<E, T>, ids: [WatchKey]) {
+        self.live = live
+        self.ids = ids
     }
 }

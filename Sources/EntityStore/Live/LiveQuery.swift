@@ -1,16 +1,20 @@
 import HashTreeCollections
 
-/// The description of a live query over one table, as data: a source (the whole table,
-/// equality on a field, or a range of a field), an optional extra filter, an order and an
-/// optional limit. Start it with ``EntityStore/live(_:)``.
+/// The description of a live query over one table: a source (the whole table, equality on
+/// a field, or a range of a field), optional extra filters, an order and an optional
+/// limit. Start it with ``EntityStore/live(_:)``.
 ///
 /// ```swift
 /// let query = LiveQuery(books).where(\.authorID, equals: 1).sorted(by: \.year).limit(10)
 /// let live = store.live(query)
 /// ```
 ///
-/// Each part keeps its field's identity (the key path), its operator and its key or
-/// bounds, so other query descriptions can be converted to it.
+/// The first equality becomes the source (so the query wakes only for its key); without
+/// one, the first range does. Every other condition filters the source's rows. Each part
+/// keeps its field's identity (the key path), its operator and its key or bounds.
+///
+/// The builders are compiled where they are called (`@inlinable`), so the work a live
+/// query does per commit runs specialized for the caller's entity and key types.
 public struct LiveQuery<E: Entity>: Sendable {
     /// What a live query's source selects.
     public enum Operator: Sendable, Equatable {
@@ -24,58 +28,100 @@ public struct LiveQuery<E: Entity>: Sendable {
 
     /// The table queried.
     public let table: Table<E>
-    /// The source's operator.
-    public private(set) var sourceOperator: Operator = .all
-    /// The source's field, nil for ``Operator/all``.
-    public private(set) var sourceField: (any AnyKeyPath & Sendable)?
-    /// The source's key (``Operator/equals``) or range (``Operator/range``).
-    public private(set) var sourceValue: (any Sendable)?
-    /// The field rows are sorted by, nil for insertion order.
-    public private(set) var sortField: (any AnyKeyPath & Sendable)?
-    /// Whether rows are sorted by descending `sortField` (ties keep insertion order).
-    public private(set) var isDescending = false
-    /// The maximum number of rows (top-k), nil for all.
-    public private(set) var limitCount: Int?
-
-    var source: SourcePlan<E> = .all
-    var filters: [@Sendable (E) -> Bool] = []
-    var ordering: any RowOrdering<E> = InsertionOrdering<E>()
+    @usableFromInline var source = LiveSource<E>()
+    @usableFromInline var filters: [@Sendable (E) -> Bool] = []
+    @usableFromInline var sort: LiveSort?
+    @usableFromInline var limitValue: Int?
+    /// Builds the row engine for this query's order.
+    @usableFromInline var makeRowEngine: @Sendable (LiveQuery<E>, EntityState, UInt64) -> RowEngineHandle<E>
 
     /// A query of every row of `table`, in insertion order.
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public init(_ table: Table<E>) {
         self.table = table
+        self.makeRowEngine = { query, state, origin in
+            RowEngineHandle(RowWindow(query: query, ordering: InsertionOrdering<E>(query: query), state: state, origin: origin))
+        }
     }
 
-    /// Keeps the rows whose field `keyPath` equals `key`. The query then wakes only for
-    /// commits whose changed rows have or had that key; its first value is read from a
-    /// unique or grouped index on the field when there is one.
+    /// The source's operator.
+    public var sourceOperator: Operator { source.kind }
+    /// The source's field, nil for ``Operator/all``.
+    public var sourceField: (any AnyKeyPath & Sendable)? { source.field }
+    /// The source's key (``Operator/equals``) or range (``Operator/range``).
+    public var sourceValue: (any Sendable)? { source.value }
+    /// The field rows are sorted by, nil for insertion order.
+    public var sortField: (any AnyKeyPath & Sendable)? { sort?.field }
+    /// Whether rows are sorted by descending `sortField` (ties keep insertion order).
+    public var isDescending: Bool { sort?.descending ?? false }
+    /// The maximum number of rows (top-k), nil for all.
+    public var limitCount: Int? { limitValue }
+
+    /// Keeps the rows whose field `keyPath` equals `key`. The first equality becomes the
+    /// source: the query then wakes only for commits whose changed rows have or had that
+    /// key, and its rows are read from a unique or grouped index on the field when there
+    /// is one. A range source it replaces becomes a filter; a later equality is a filter.
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public func `where`<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> LiveQuery {
+        adding(equality: keyPath, key) { storage in storage.groupedIDs(key, for: keyPath).map { $0.map { $0.value } } }
+    }
+
+    /// Keeps the rows whose field `keyPath` equals `key`, as the form above; an ordered
+    /// index on the field reads the source's rows too.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
+    public func `where`<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> LiveQuery {
+        adding(equality: keyPath, key) { storage in
+            storage.groupedIDs(key, for: keyPath).map { $0.map { $0.value } } ?? orderedEqualIDs(key, keyPath: keyPath, in: storage)
+        }
+    }
+
+    /// This query with the equality `keyPath == key`, as its source or as a filter.
+    @inlinable
+    func adding<Key: Hashable & Sendable>(
+        equality keyPath: any KeyPath<E, Key> & Sendable, _ key: Key,
+        candidates: @escaping @Sendable (TableStorage<E>) -> [E.ID]?
+    ) -> LiveQuery {
+        let read = fieldReader(keyPath)
+        let matches: @Sendable (E) -> Bool = { read($0) == key }
         var copy = self
-        copy.sourceOperator = .equals
-        copy.sourceField = keyPath
-        copy.sourceValue = key
-        copy.source = .equals(EqualitySource(keyPath: keyPath, key: key))
+        switch source.kind {
+        case .equals:
+            copy.filters.append(matches)
+        case .range:
+            if let contains = source.contains { copy.filters.append(contains) }
+            copy.source = .equality(keyPath, key, read: read, matches: matches, candidates: candidates)
+        case .all:
+            copy.source = .equality(keyPath, key, read: read, matches: matches, candidates: candidates)
+        }
         return copy
     }
 
-    /// Keeps the rows whose field `keyPath` lies in `range`; its first value is read from
-    /// an ordered index on the field when there is one.
+    /// Keeps the rows whose field `keyPath` lies in `range`. Without an equality, the
+    /// first range becomes the source: its rows are read from an ordered index on the
+    /// field when there is one (and a top-k sorted by the same field refills from it).
+    /// Otherwise it is a filter.
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public func `where`<Key: Comparable & Sendable>(
         _ keyPath: any KeyPath<E, Key> & Sendable, in range: some RangeExpression<Key> & Sendable
     ) -> LiveQuery {
+        let read = fieldReader(keyPath)
+        let matches: @Sendable (E) -> Bool = { range.contains(read($0)) }
         var copy = self
-        copy.sourceOperator = .range
-        copy.sourceField = keyPath
-        copy.sourceValue = range
-        copy.source = .range(RangeSource(keyPath: keyPath, range: range))
+        guard source.kind == .all else {
+            copy.filters.append(matches)
+            return copy
+        }
+        copy.source = .range(keyPath, range, matches: matches)
         return copy
     }
 
     /// Also keeps only the rows for which `predicate` holds. It must read only the row.
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public func filter(_ predicate: @escaping @Sendable (E) -> Bool) -> LiveQuery {
         var copy = self
         copy.filters.append(predicate)
@@ -83,114 +129,146 @@ public struct LiveQuery<E: Entity>: Sendable {
     }
 
     /// Sorts the rows by `keyPath` (ties in insertion order). With a limit, a member that
-    /// leaves is replaced from an ordered index on the field when there is one.
+    /// leaves is replaced by walking an ordered index on the field when there is one and
+    /// the source is the whole table or a range of the same field; otherwise from the
+    /// source's rows.
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public func sorted<Key: Comparable & Sendable>(by keyPath: any KeyPath<E, Key> & Sendable, descending: Bool = false) -> LiveQuery {
         var copy = self
-        copy.sortField = keyPath
-        copy.isDescending = descending
-        copy.ordering = descending
-            ? FieldOrdering<E, Key, DescendingPosition<Key>>(keyPath: keyPath)
-            : FieldOrdering<E, Key, OrderedIndexKey<Key>>(keyPath: keyPath)
+        copy.sort = LiveSort(field: keyPath, descending: descending)
+        let read = fieldReader(keyPath)
+        if descending {
+            copy.makeRowEngine = { query, state, origin in
+                let ordering = FieldOrdering<E, Key, DescendingPosition<Key>>(query: query, keyPath: keyPath, read: read)
+                return RowEngineHandle(RowWindow(query: query, ordering: ordering, state: state, origin: origin))
+            }
+        } else {
+            copy.makeRowEngine = { query, state, origin in
+                let ordering = FieldOrdering<E, Key, OrderedIndexKey<Key>>(query: query, keyPath: keyPath, read: read)
+                return RowEngineHandle(RowWindow(query: query, ordering: ordering, state: state, origin: origin))
+            }
+        }
         return copy
     }
 
     /// Keeps at most the first `count` rows (a negative count keeps none).
     /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    @inlinable
     public func limit(_ count: Int) -> LiveQuery {
         var copy = self
-        copy.limitCount = Swift.max(0, count)
+        copy.limitValue = Swift.max(0, count)
         return copy
     }
 
+    /// Whether a row belongs to the result, ignoring the limit, as one closure that
+    /// engines keep (so a commit copies no query). O(filters) per call.
+    @inlinable
+    var qualifier: @Sendable (E) -> Bool {
+        let contains = source.contains, filters = filters
+        if filters.isEmpty { return contains ?? { _ in true } }
+        return { entity in
+            if let contains, !contains(entity) { return false }
+            for filter in filters where !filter(entity) { return false }
+            return true
+        }
+    }
+
     /// Whether `entity` belongs to the result, ignoring the limit. O(filters).
+    @inlinable
     func qualifies(_ entity: E) -> Bool {
-        source.contains(entity) && filters.allSatisfy { $0(entity) }
+        if let contains = source.contains, !contains(entity) { return false }
+        for filter in filters where !filter(entity) { return false }
+        return true
     }
 }
 
-/// The typed behaviour of a live query's source.
-enum SourcePlan<E: Entity>: Sendable {
-    case all
-    case equals(any EqualitySourcePlan<E>)
-    case range(any RangeSourcePlan<E>)
+/// The sort of a live query, as data (the engine's ordering is built with it).
+@usableFromInline
+struct LiveSort: Sendable {
+    @usableFromInline let field: any AnyKeyPath & Sendable
+    @usableFromInline let descending: Bool
 
-    func contains(_ entity: E) -> Bool {
-        switch self {
-        case .all: true
-        case let .equals(source): source.contains(entity)
-        case let .range(source): source.contains(entity)
+    @inlinable
+    init(field: any AnyKeyPath & Sendable, descending: Bool) {
+        self.field = field
+        self.descending = descending
+    }
+}
+
+/// A live query's source: what it selects, and the closures (compiled for the caller's
+/// types by the inlinable builders) that test a row and read the source's rows from an
+/// index.
+@usableFromInline
+struct LiveSource<E: Entity>: Sendable {
+    @usableFromInline var kind: LiveQuery<E>.Operator = .all
+    @usableFromInline var field: (any AnyKeyPath & Sendable)?
+    @usableFromInline var value: (any Sendable)?
+    /// Whether a row lies in the source; nil for every row.
+    @usableFromInline var contains: (@Sendable (E) -> Bool)?
+    /// The source's IDs read from an index (a key's group, a range), nil when no index
+    /// answers (then the table is scanned). O(log n + k).
+    @usableFromInline var candidates: (@Sendable (TableStorage<E>) -> [E.ID]?)?
+    /// For an equality, where the watcher registry files the query.
+    @usableFromInline var key: (field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader)?
+    /// For a range, its bounds as ordered-index keys (a `SortedMapRange<OrderedIndexKey<Key>>`).
+    @usableFromInline var indexBounds: (any Sendable)?
+
+    @inlinable
+    init() {}
+
+    /// Rows whose field equals `key`.
+    @inlinable
+    static func equality<Key: Hashable & Sendable>(
+        _ keyPath: any KeyPath<E, Key> & Sendable, _ key: Key, read: @escaping @Sendable (E) -> Key,
+        matches: @escaping @Sendable (E) -> Bool, candidates: @escaping @Sendable (TableStorage<E>) -> [E.ID]?
+    ) -> LiveSource {
+        var source = LiveSource()
+        source.kind = .equals
+        source.field = keyPath
+        source.value = key
+        source.contains = matches
+        source.candidates = candidates
+        source.key = (KeyPathKey(keyPath: keyPath), WatchKey(key), ChangedKeyReader(read))
+        return source
+    }
+
+    /// Rows whose field lies in `range`.
+    @inlinable
+    static func range<Key: Comparable & Sendable>(
+        _ keyPath: any KeyPath<E, Key> & Sendable, _ range: some RangeExpression<Key> & Sendable,
+        matches: @escaping @Sendable (E) -> Bool
+    ) -> LiveSource {
+        var source = LiveSource()
+        source.kind = .range
+        source.field = keyPath
+        source.value = range
+        source.contains = matches
+        let bounds = sortedMapRange(of: range)
+        source.indexBounds = bounds
+        source.candidates = { storage in
+            guard let bounds, let index = storage.orderedIndex(Key.self, at: storage.indexPositions(for: keyPath)) else { return nil }
+            return index.entries.elements(in: bounds).map { $0.value }
         }
-    }
-
-    /// The IDs the source can hold, read from an index; nil when no index answers (scan).
-    func candidates(in storage: TableStorage<E>) -> [E.ID]? {
-        switch self {
-        case .all: nil
-        case let .equals(source): source.candidates(in: storage)
-        case let .range(source): source.candidates(in: storage)
-        }
+        return source
     }
 }
 
-/// An equality source, erased over its key type.
-protocol EqualitySourcePlan<E>: Sendable {
-    associatedtype E: Entity
-    var field: KeyPathKey { get }
-    var watchKey: WatchKey { get }
-    var reader: any ChangedKeyReader { get }
-    func contains(_ entity: E) -> Bool
-    func candidates(in storage: TableStorage<E>) -> [E.ID]?
-}
-
-/// A range source, erased over its key type.
-protocol RangeSourcePlan<E>: Sendable {
-    associatedtype E: Entity
-    func contains(_ entity: E) -> Bool
-    func candidates(in storage: TableStorage<E>) -> [E.ID]?
-}
-
-struct EqualitySource<E: Entity, Key: Hashable & Sendable>: EqualitySourcePlan {
-    let keyPath: any KeyPath<E, Key> & Sendable
-    let key: Key
-
-    var field: KeyPathKey { KeyPathKey(keyPath: keyPath) }
-    var watchKey: WatchKey { WatchKey(key) }
-    var reader: any ChangedKeyReader {
-        let keyPath = keyPath
-        return FieldKeyReader<E, Key> { $0[keyPath: keyPath] }
-    }
-
-    func contains(_ entity: E) -> Bool { entity[keyPath: keyPath] == key }
-
-    func candidates(in storage: TableStorage<E>) -> [E.ID]? {
-        for (position, spec) in storage.descriptor.indexes.enumerated() where spec.keyPath?.keyPath == keyPath as AnyKeyPath {
-            switch spec.erased(storage.indexes[position]) {
-            case let index as GroupedIndex<E, Key>: return index.groups[key].map { $0.map { $0.value } } ?? []
-            case let index as UniqueIndex<E, Key>: return index.entries[key].map { [$0] } ?? []
-            default: continue
-            }
-        }
-        return nil
-    }
-}
-
-struct RangeSource<E: Entity, Key: Comparable & Sendable, Bounds: RangeExpression<Key> & Sendable>: RangeSourcePlan {
-    let keyPath: any KeyPath<E, Key> & Sendable
-    let range: Bounds
-
-    func contains(_ entity: E) -> Bool { range.contains(entity[keyPath: keyPath]) }
-
-    func candidates(in storage: TableStorage<E>) -> [E.ID]? {
-        guard let index = orderedIndex(E.self, Key.self, on: keyPath, in: storage),
-              let bounds = sortedMapRange(of: range)
-        else { return nil }
-        return index.entries.elements(in: bounds).map { $0.value }
-    }
+/// The IDs whose field `keyPath` equals `key` read from an ordered index on it, in key
+/// then insertion order, or nil without one. O(log n + k).
+@inlinable
+func orderedEqualIDs<E: Entity, Key: Comparable & Sendable>(
+    _ key: Key, keyPath: AnyKeyPath, in storage: TableStorage<E>
+) -> [E.ID]? {
+    guard let index = storage.orderedIndex(Key.self, at: storage.indexPositions(for: keyPath)) else { return nil }
+    let bounds = SortedMapRange(
+        lowerBound: .included(OrderedIndexKey(key: key, sequence: 0)), upperBound: .included(OrderedIndexKey(key: key, sequence: .max)))
+    return index.entries.elements(in: bounds).map { $0.value }
 }
 
 /// The standard library's ranges as an interval of ordered-index keys (value, then
 /// insertion sequence); nil for another `RangeExpression` (the caller then scans).
+@inlinable
 func sortedMapRange<Key: Comparable & Sendable>(of range: some RangeExpression<Key>) -> SortedMapRange<OrderedIndexKey<Key>>? {
     func lower(_ key: Key) -> SortedMapBound<OrderedIndexKey<Key>> { .included(OrderedIndexKey(key: key, sequence: 0)) }
     func upperIncluded(_ key: Key) -> SortedMapBound<OrderedIndexKey<Key>> { .included(OrderedIndexKey(key: key, sequence: .max)) }
@@ -203,14 +281,4 @@ func sortedMapRange<Key: Comparable & Sendable>(of range: some RangeExpression<K
     case let range as PartialRangeUpTo<Key>: return SortedMapRange(upperBound: upperExcluded(range.upperBound))
     default: return nil
     }
-}
-
-/// The ordered index on `keyPath` of `storage`, if declared.
-func orderedIndex<E: Entity, Key: Comparable & Sendable>(
-    _ entity: E.Type, _ key: Key.Type, on keyPath: AnyKeyPath, in storage: TableStorage<E>
-) -> OrderedIndex<E, Key>? {
-    for (position, spec) in storage.descriptor.indexes.enumerated() where spec.keyPath?.keyPath == keyPath {
-        if let index = spec.erased(storage.indexes[position]) as? OrderedIndex<E, Key> { return index }
-    }
-    return nil
 }

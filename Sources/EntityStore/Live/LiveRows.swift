@@ -6,12 +6,13 @@ import HashTreeCollections
 /// O(log k) per changed row and shares everything else with the values handed out before.
 /// Read it as any `RandomAccessCollection` (`Array(rows)`, `rows.map(\.id)`).
 public struct LiveRows<E: Entity>: RandomAccessCollection, Sendable {
-    let storage: any RowSnapshot<E>
+    @usableFromInline let storage: any RowSnapshot<E>
     /// The live query these rows came from, and how many changes it had made, so that two
     /// values of one query compare in O(1).
-    let origin: UInt64
-    let generation: UInt64
+    @usableFromInline let origin: UInt64
+    @usableFromInline let generation: UInt64
 
+    @inlinable
     init(storage: any RowSnapshot<E>, origin: UInt64, generation: UInt64) {
         self.storage = storage
         self.origin = origin
@@ -71,6 +72,7 @@ extension LiveRows: Equatable {
 }
 
 /// The storage of ``LiveRows``, erased over the position type rows are sorted by.
+@usableFromInline
 protocol RowSnapshot<E>: Sendable {
     associatedtype E: Entity
     var count: Int { get }
@@ -81,21 +83,32 @@ protocol RowSnapshot<E>: Sendable {
 }
 
 /// Rows sorted by `Position`, with each member's position (persistent, O(1) to copy).
+@usableFromInline
 struct SortedRows<E: Entity, Position: Comparable & Sendable>: RowSnapshot {
-    var rows = SortedMap<Position, E>()
-    var positions = TreeDictionary<E.ID, Position>()
+    @usableFromInline var rows = SortedMap<Position, E>()
+    @usableFromInline var positions = TreeDictionary<E.ID, Position>()
 
+    @inlinable
+    init() {}
+
+    @inlinable
     var count: Int { rows.count }
+    @inlinable
     func entity(at offset: Int) -> E? { rows.element(atOffset: offset)?.value }
+    @inlinable
     func entity(id: E.ID) -> E? { positions[id].flatMap { rows[$0] } }
+    @inlinable
     func offset(id: E.ID) -> Int? { positions[id].flatMap { rows.offset(of: $0) } }
+    @inlinable
     func makeEntityIterator() -> any IteratorProtocol<E> { rows.lazy.map { $0.value }.makeIterator() }
 
+    @inlinable
     mutating func insert(_ entity: E, at position: Position) {
         rows.updateValue(entity, forKey: position)
         positions[entity.id] = position
     }
 
+    @inlinable
     @discardableResult
     mutating func remove(_ id: E.ID) -> Position? {
         guard let position = positions.removeValue(forKey: id) else { return nil }

@@ -1,7 +1,8 @@
 import HashTreeCollections
 
-/// How a live query sorts its rows: the position of a row, and a walk of the table in
-/// position order through an index, to fill or refill a top-k window.
+/// How a live query sorts its rows: the position of a row, and a walk of the query's
+/// source in position order through an index, to fill or refill a top-k window.
+@usableFromInline
 protocol RowOrdering<E>: Sendable {
     associatedtype E: Entity
     associatedtype Position: Comparable & Sendable
@@ -9,17 +10,32 @@ protocol RowOrdering<E>: Sendable {
     /// Where `row` sorts. O(1).
     func position(of row: Row<E>) -> Position
 
-    /// Calls `body` with the IDs of `storage` in position order, strictly after `boundary`
-    /// (from the start when nil), until it returns false. Returns false, calling nothing,
-    /// when no index gives that order. O(log n) to start, O(1) amortized per ID.
+    /// Calls `body` with the IDs of the query's source in `storage` (a superset for the
+    /// caller to test), in position order, strictly after `boundary` (from the start when
+    /// nil), until it returns false. Returns false, calling nothing, when no index gives
+    /// that order for the source. O(log n) to start, O(1) amortized per ID.
     func walk(_ storage: TableStorage<E>, after boundary: Position?, _ body: (E.ID) -> Bool) -> Bool
 }
 
-/// Insertion order: the position is the row's sequence number.
+/// Insertion order: the position is the row's sequence number. Walks the table's
+/// insertion order when the source is the whole table.
+@usableFromInline
 struct InsertionOrdering<E: Entity>: RowOrdering {
+    /// Whether the source is the whole table (a walk of the insertion order is then a walk
+    /// of the source).
+    @usableFromInline let walksSource: Bool
+
+    @inlinable
+    init(query: LiveQuery<E>) {
+        walksSource = query.source.kind == .all
+    }
+
+    @inlinable
     func position(of row: Row<E>) -> UInt64 { row.sequence }
 
+    @inlinable
     func walk(_ storage: TableStorage<E>, after boundary: UInt64?, _ body: (E.ID) -> Bool) -> Bool {
+        guard walksSource else { return false }
         let range = SortedMapRange<UInt64>(lowerBound: boundary.map { .excluded($0) })
         for (_, id) in storage.order.elements(in: range) where !body(id) { break }
         return true
@@ -27,6 +43,7 @@ struct InsertionOrdering<E: Entity>: RowOrdering {
 }
 
 /// A position built from a field's value and the row's insertion sequence.
+@usableFromInline
 protocol FieldPosition<Key>: Comparable, Sendable {
     associatedtype Key: Comparable & Sendable
     init(key: Key, sequence: UInt64)
@@ -37,49 +54,84 @@ protocol FieldPosition<Key>: Comparable, Sendable {
 }
 
 extension OrderedIndexKey: FieldPosition {
+    @inlinable
     static var isDescending: Bool { false }
 }
 
 /// Descending by key, ties in ascending insertion order (as queries sort descending).
+@usableFromInline
 struct DescendingPosition<Key: Comparable & Sendable>: FieldPosition {
-    let key: Key
-    let sequence: UInt64
+    @usableFromInline let key: Key
+    @usableFromInline let sequence: UInt64
 
+    @inlinable
     init(key: Key, sequence: UInt64) {
         self.key = key
         self.sequence = sequence
     }
 
+    @inlinable
     static var isDescending: Bool { true }
 
+    @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.key > rhs.key || (lhs.key == rhs.key && lhs.sequence < rhs.sequence)
     }
 }
 
-/// Sorted by the field `keyPath`; walks an ordered index on it when declared.
+/// Sorted by the field `keyPath`. Walks an ordered index on the field when one is declared
+/// and the source is the whole table or a range of the same field (the walk then stays
+/// inside the range).
+@usableFromInline
 struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosition<Key>>: RowOrdering {
-    let keyPath: any KeyPath<E, Key> & Sendable
+    @usableFromInline let keyPath: any KeyPath<E, Key> & Sendable
+    @usableFromInline let read: @Sendable (E) -> Key
+    /// Whether an index walk covers the source, and the source's range of the field when
+    /// it is one.
+    @usableFromInline let walksSource: Bool
+    @usableFromInline let bounds: SortedMapRange<OrderedIndexKey<Key>>
 
-    func position(of row: Row<E>) -> Position { Position(key: row.value[keyPath: keyPath], sequence: row.sequence) }
+    @inlinable
+    init(query: LiveQuery<E>, keyPath: any KeyPath<E, Key> & Sendable, read: @escaping @Sendable (E) -> Key) {
+        self.keyPath = keyPath
+        self.read = read
+        switch query.source.kind {
+        case .all:
+            walksSource = true
+            bounds = .all
+        case .range:
+            let sameField = query.source.field.map { $0 == keyPath as AnyKeyPath } ?? false
+            let range = query.source.indexBounds as? SortedMapRange<OrderedIndexKey<Key>>
+            walksSource = sameField && range != nil
+            bounds = range ?? .all
+        case .equals:
+            walksSource = false
+            bounds = .all
+        }
+    }
 
+    @inlinable
+    func position(of row: Row<E>) -> Position { Position(key: read(row.value), sequence: row.sequence) }
+
+    @inlinable
     func walk(_ storage: TableStorage<E>, after boundary: Position?, _ body: (E.ID) -> Bool) -> Bool {
-        guard let index = orderedIndex(E.self, Key.self, on: keyPath, in: storage) else { return false }
+        guard walksSource, let index = storage.orderedIndex(Key.self, at: storage.indexPositions(for: keyPath)) else { return false }
         let entries = index.entries
         guard Position.isDescending else {
-            let range = SortedMapRange(lowerBound: boundary.map { .excluded(OrderedIndexKey(key: $0.key, sequence: $0.sequence)) })
+            var range = bounds
+            if let boundary { range.lowerBound = .excluded(OrderedIndexKey(key: boundary.key, sequence: boundary.sequence)) }
             for (_, id) in entries.elements(in: range) where !body(id) { break }
             return true
         }
         // Descending with ties ascending: first the rest of the boundary's run of equal
         // keys (ascending), then smaller keys run by run.
-        var below = SortedMapRange<OrderedIndexKey<Key>>.all
+        var below = bounds
         if let boundary {
             let tail = SortedMapRange(
                 lowerBound: .excluded(OrderedIndexKey(key: boundary.key, sequence: boundary.sequence)),
                 upperBound: .included(OrderedIndexKey(key: boundary.key, sequence: .max)))
             for (_, id) in entries.elements(in: tail) where !body(id) { return true }
-            below = SortedMapRange(upperBound: .excluded(OrderedIndexKey(key: boundary.key, sequence: 0)))
+            below.upperBound = .excluded(OrderedIndexKey(key: boundary.key, sequence: 0))
         }
         var iterator = entries.reversedElements(in: below).makeIterator()
         var run: [E.ID] = []

@@ -1,20 +1,24 @@
 import HashTreeCollections
 import StoreCore
 
-/// The incremental engine of a row live query, erased over its position type.
-protocol RowEngine<E>: Sendable {
-    associatedtype E: Entity
+/// A row engine as two closures over one locked ``RowWindow``, made where the window's
+/// concrete type is known: both run specialized for the caller's entity and ordering
+/// (called through a protocol instead, the window's methods would run as unspecialized
+/// generic code, which looks up type metadata and copies values through witness tables
+/// on every step).
+@usableFromInline
+struct RowEngineHandle<E: Entity>: Sendable {
     /// The current rows. O(1).
-    var rows: LiveRows<E> { get }
-    /// Brings the rows up to the state after `changes`; returns the diff, or nil if the
+    @usableFromInline let rows: @Sendable () -> LiveRows<E>
+    /// Brings the rows up to the state after a commit; returns the diff, or nil if the
     /// rows did not change.
-    mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>?
-}
+    @usableFromInline let apply: @Sendable (Changes<EntityState>) -> LiveDiff<E>?
 
-extension RowOrdering {
-    /// An engine for `query` sorted by this ordering, with the rows of `state`.
-    func makeEngine(_ query: LiveQuery<E>, state: EntityState, origin: UInt64) -> any RowEngine<E> {
-        RowWindow(query: query, ordering: self, state: state, origin: origin)
+    @inlinable
+    init<Ordering: RowOrdering<E>>(_ window: RowWindow<E, Ordering>) {
+        let engine = Lock(window)
+        rows = { engine.withLock { $0.rows } }
+        apply = { changes in engine.withLock { $0.apply(changes) } }
     }
 }
 
@@ -25,68 +29,106 @@ extension RowOrdering {
 /// still qualifies and sorts at or before the window's last position (anywhere while the
 /// window is not full, since it then holds every qualifying row). The window is then cut
 /// back to the limit, or, if it was full and lost members, refilled with the qualifying
-/// rows just after its old last position: from an index in position order when there is
-/// one, otherwise from the source's candidates. Cost: O(changed rows × log k), plus the
-/// refill (O(log n + rows skipped) through an ordered index).
-struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: RowEngine {
-    typealias Position = Ordering.Position
+/// rows just after its old last position: by walking an ordered index in position order
+/// when the ordering can (O(log n + rows skipped)), otherwise from the source's rows
+/// (O(s log s) for a source of s rows). Cost: O(changed rows × log k), plus the refill.
+@usableFromInline
+struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
+    @usableFromInline typealias Position = Ordering.Position
 
-    let query: LiveQuery<E>
-    let ordering: Ordering
-    let origin: UInt64
-    private(set) var generation: UInt64 = 0
-    private var snapshot = SortedRows<E, Position>()
+    /// A changed row's position in the window before and after a commit.
+    @usableFromInline
+    struct Touch {
+        @usableFromInline var old: Position?
+        @usableFromInline var new: Position?
 
-    init(query: LiveQuery<E>, ordering: Ordering, state: EntityState, origin: UInt64) {
-        self.query = query
-        self.ordering = ordering
-        self.origin = origin
-        if let storage = state.storage(named: query.table.name, as: E.self) { fill(from: storage) }
+        @inlinable
+        init(old: Position?, new: Position?) {
+            self.old = old
+            self.new = new
+        }
     }
 
+    /// The parts of the query the engine uses, kept apart so that a commit copies no query.
+    @usableFromInline let table: String
+    @usableFromInline let limit: Int?
+    @usableFromInline let qualifies: @Sendable (E) -> Bool
+    @usableFromInline let candidates: (@Sendable (TableStorage<E>) -> [E.ID]?)?
+    @usableFromInline let ordering: Ordering
+    @usableFromInline let origin: UInt64
+    @usableFromInline var generation: UInt64 = 0
+    @usableFromInline var snapshot = SortedRows<E, Position>()
+
+    @inlinable
+    init(query: LiveQuery<E>, ordering: Ordering, state: EntityState, origin: UInt64) {
+        self.table = query.table.name
+        self.limit = query.limitValue
+        self.qualifies = query.qualifier
+        self.candidates = query.source.candidates
+        self.ordering = ordering
+        self.origin = origin
+        if let storage = state.storage(named: table, as: E.self) { fill(from: storage) }
+    }
+
+    @inlinable
     var rows: LiveRows<E> { LiveRows(storage: snapshot, origin: origin, generation: generation) }
 
-    private mutating func fill(from storage: TableStorage<E>) {
+    @inlinable
+    mutating func fill(from storage: TableStorage<E>) {
         snapshot = SortedRows()
-        for (position, entity) in qualifyingRows(in: storage, after: nil, needed: query.limitCount) {
-            snapshot.insert(entity, at: position)
+        for found in qualifyingRows(in: storage, after: nil, needed: limit) {
+            snapshot.insert(found.entity, at: found.position)
+        }
+    }
+
+    /// A qualifying row and its position.
+    @usableFromInline
+    struct Found {
+        @usableFromInline let position: Position
+        @usableFromInline let entity: E
+
+        @inlinable
+        init(position: Position, entity: E) {
+            self.position = position
+            self.entity = entity
         }
     }
 
     /// The first `needed` (all when nil) qualifying rows of `storage` after `boundary`, in
-    /// order. Reads the source's index candidates when it has them (a key's group, a
-    /// range), else walks an index in position order, else scans the table.
-    private func qualifyingRows(in storage: TableStorage<E>, after boundary: Position?, needed: Int?) -> [(Position, E)] {
+    /// order. With a limit, walks an index in position order when the ordering can;
+    /// otherwise reads the source's candidates from its index, else scans the table, and
+    /// sorts what qualifies.
+    @inlinable
+    func qualifyingRows(in storage: TableStorage<E>, after boundary: Position?, needed: Int?) -> [Found] {
         if needed == 0 { return [] }
-        let candidates = query.source.candidates(in: storage)
-        if candidates == nil, needed != nil {
-            var found: [(Position, E)] = []
+        let qualifies = qualifies
+        var found: [Found] = []
+        if let needed {
             let walked = ordering.walk(storage, after: boundary) { id in
-                guard let row = storage.rows[id], query.qualifies(row.value) else { return true }
-                found.append((ordering.position(of: row), row.value))
-                return needed.map { found.count < $0 } ?? true
+                guard let row = storage.rows[id], qualifies(row.value) else { return true }
+                found.append(Found(position: ordering.position(of: row), entity: row.value))
+                return found.count < needed
             }
             if walked { return found }
         }
-        var found: [(Position, E)] = []
         func consider(_ row: Row<E>) {
-            guard query.qualifies(row.value) else { return }
+            guard qualifies(row.value) else { return }
             let position = ordering.position(of: row)
             if let boundary, !(boundary < position) { return }
-            found.append((position, row.value))
+            found.append(Found(position: position, entity: row.value))
         }
-        if let candidates {
+        if let candidates = candidates?(storage) {
             for id in candidates { if let row = storage.rows[id] { consider(row) } }
         } else {
             for (_, id) in storage.order { if let row = storage.rows[id] { consider(row) } }
         }
-        found.sort { $0.0 < $1.0 }
+        found.sort { $0.position < $1.position }
         if let needed, found.count > needed { found.removeLast(found.count - needed) }
         return found
     }
 
+    @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
-        let table = query.table.name
         guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: re-evaluate once.
@@ -97,23 +139,22 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: RowEngine {
         else { return nil }
 
         let old = snapshot
-        let limit = query.limitCount
+        let qualifies = qualifies, ordering = ordering
         let wasFull = limit.map { old.count >= $0 } ?? false
         let boundary = wasFull ? old.rows.last?.key : nil
-        /// Each touched row's position before and after.
-        var touched: [E.ID: (old: Position?, new: Position?)] = [:]
+        var touched: [E.ID: Touch] = [:]
 
         func reconsider(_ id: E.ID) {
             let before = snapshot.remove(id)
             var after: Position?
-            if let row = storage.rows[id], query.qualifies(row.value) {
+            if let row = storage.rows[id], qualifies(row.value) {
                 let position = ordering.position(of: row)
                 if !wasFull || boundary.map({ position <= $0 }) ?? true {
                     snapshot.insert(row.value, at: position)
                     after = position
                 }
             }
-            if before != nil || after != nil { touched[id] = (before, after) }
+            if before != nil || after != nil { touched[id] = Touch(old: before, new: after) }
         }
         for id in tableChanges.inserted { reconsider(id) }
         for id in tableChanges.updated.keys { reconsider(id) }
@@ -122,64 +163,68 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: RowEngine {
         if let limit {
             while snapshot.count > limit, let last = snapshot.rows.last {
                 snapshot.remove(last.value.id)
-                touched[last.value.id, default: (last.key, nil)].new = nil
+                touched[last.value.id, default: Touch(old: last.key, new: nil)].new = nil
             }
             if wasFull, snapshot.count < limit {
-                for (position, entity) in qualifyingRows(in: storage, after: boundary, needed: limit - snapshot.count) {
-                    snapshot.insert(entity, at: position)
-                    touched[entity.id, default: (nil, nil)].new = position
+                for found in qualifyingRows(in: storage, after: boundary, needed: limit - snapshot.count) {
+                    snapshot.insert(found.entity, at: found.position)
+                    touched[found.entity.id, default: Touch(old: nil, new: nil)].new = found.position
                 }
             }
         }
-        let diff = Self.diff(touched, old: old, new: snapshot)
-        if diff.isEmpty { return nil }
+        guard let diff = Self.diff(touched, old: old, new: snapshot) else { return nil }
         generation += 1
         return diff
     }
 
     /// Re-evaluates from scratch after a restore; the diff replaces every row.
-    private mutating func replaceAll(from storage: TableStorage<E>) -> LiveDiff<E>? {
+    @inlinable
+    mutating func replaceAll(from storage: TableStorage<E>) -> LiveDiff<E>? {
         let old = rows
+        let oldSnapshot = snapshot
         fill(from: storage)
         let new = LiveRows(storage: snapshot, origin: origin, generation: generation + 1)
         if old.count == new.count, old.elementsEqual(new) {
-            snapshot = old.storage as? SortedRows<E, Position> ?? snapshot
+            snapshot = oldSnapshot
             return nil
         }
         generation += 1
         return .replacing(old, with: new)
     }
 
-    /// The diff of `touched` rows between `old` and `new`. O(touched × log k).
-    private static func diff(
-        _ touched: [E.ID: (old: Position?, new: Position?)], old: SortedRows<E, Position>, new: SortedRows<E, Position>
-    ) -> LiveDiff<E> {
-        var diff = LiveDiff<E>()
+    /// The diff of `touched` rows between `old` and `new`, nil when empty. O(touched × log k).
+    @inlinable
+    static func diff(_ touched: [E.ID: Touch], old: SortedRows<E, Position>, new: SortedRows<E, Position>) -> LiveDiff<E>? {
+        var removed: [LiveDiff<E>.Removal] = []
+        var inserted: [LiveDiff<E>.Insertion] = []
+        var updated: [LiveDiff<E>.Insertion] = []
+        var moved: [LiveDiff<E>.Move] = []
         for (id, positions) in touched {
             switch (positions.old, positions.new) {
             case let (before?, nil):
-                if let offset = old.rows.offset(of: before) { diff.removed.append(.init(offset: offset, id: id)) }
+                if let offset = old.rows.offset(of: before) { removed.append(.init(offset: offset, id: id)) }
             case let (nil, after?):
                 if let offset = new.rows.offset(of: after), let entity = new.rows[after] {
-                    diff.inserted.append(.init(offset: offset, entity: entity))
+                    inserted.append(.init(offset: offset, entity: entity))
                 }
             case let (before?, after?):
                 guard let from = old.rows.offset(of: before), let to = new.rows.offset(of: after),
                       let entity = new.rows[after]
                 else { continue }
                 if before == after {
-                    if old.rows[before] != entity { diff.updated.append(.init(offset: to, entity: entity)) }
+                    if old.rows[before] != entity { updated.append(.init(offset: to, entity: entity)) }
                 } else {
-                    diff.moved.append(.init(from: from, to: to, entity: entity))
+                    moved.append(.init(from: from, to: to, entity: entity))
                 }
             case (nil, nil):
                 continue
             }
         }
-        diff.removed.sort { $0.offset < $1.offset }
-        diff.inserted.sort { $0.offset < $1.offset }
-        diff.updated.sort { $0.offset < $1.offset }
-        diff.moved.sort { $0.to < $1.to }
-        return diff
+        if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
+        if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
+        if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }
+        if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
+        if moved.count > 1 { moved.sort { $0.to < $1.to } }
+        return LiveDiff(removed: removed, inserted: inserted, updated: updated, moved: moved)
     }
 }

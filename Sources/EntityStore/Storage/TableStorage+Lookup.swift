@@ -2,6 +2,7 @@ import HashTreeCollections
 /// Index lookups by key path or by field name, used by views and queries.
 extension TableStorage {
     /// Positions of the indexes declared on `keyPath`.
+    @usableFromInline
     func indexPositions(for keyPath: AnyKeyPath) -> [Int] {
         descriptor.indexes.indices.filter { descriptor.indexes[$0].keyPath?.keyPath == keyPath }
     }
@@ -43,6 +44,7 @@ extension TableStorage {
     }
 
     /// The ordered index of key type `Key` among `positions`, if any.
+    @inlinable
     func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, at positions: [Int]) -> OrderedIndex<E, Key>? {
         for position in positions {
             // A class cast of the box: no copy of the index into an existential first.

@@ -62,6 +62,10 @@ struct LiveFixture {
             ("odd top 3 by score", LiveQuery(items).filter { $0.score % 2 == 1 }.sorted(by: \.score).limit(3)),
             ("score 20... top 2", LiveQuery(items).where(\.score, in: 20...).sorted(by: \.score).limit(2)),
             ("limit 0", LiveQuery(items).limit(0)),
+            ("score 10...40 top 3 desc", LiveQuery(items).where(\.score, in: 10...40).sorted(by: \.score, descending: true).limit(3)),
+            ("score 5..<45 top 2", LiveQuery(items).where(\.score, in: 5..<45).sorted(by: \.score).limit(2)),
+            ("score 10...40 in group 1", LiveQuery(items).where(\.score, in: 10...40).where(\.group, equals: 1)),
+            ("tag 1...3 top 3 by score", LiveQuery(items).where(\.tag, in: 1...3).sorted(by: \.score).limit(3)),
         ]
     }
 }
