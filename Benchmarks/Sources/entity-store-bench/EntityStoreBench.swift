@@ -73,7 +73,7 @@ struct EntityStoreBench: ParsableCommand {
             case "live":
                 let live = LiveFigures(data: data, repetitions: figures.repetitions)
                 let (update, notes) = try phase("live_query_update_us") { try live.update() }
-                report.add(update)
+                for figure in update { report.add(figure) }
                 report.add(try phase("live_query_memory") { try live.memory() })
                 report.notes.append(contentsOf: notes)
             case "queries":
@@ -105,7 +105,7 @@ struct EntityStoreBench: ParsableCommand {
 
         let live = LiveFigures(data: data, repetitions: figures.repetitions)
         let (liveUpdate, liveNotes) = try phase("live_query_update_us") { try live.update() }
-        report.add(liveUpdate)
+        for figure in liveUpdate { report.add(figure) }
         report.add(try phase("live_query_memory") { try live.memory() })
         report.notes.append(contentsOf: liveNotes)
 
