@@ -101,6 +101,58 @@ struct CSVTests {
         }
     }
 
+    /// Ids are integers or strings: an id column of other values is read as text, and
+    /// --types cannot make it a double or a boolean.
+    @Test func idColumnsOfOtherValuesAreText() throws {
+        let doubles = try CSVTable(data: Data("id,x\n1.5,a\n2,b\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(doubles.records.map(\.id) == [.string("1.5"), .string("2")])
+        let flags = try CSVTable(data: Data("code,x\ntrue,a\n".utf8), file: "t.csv", options: CSVTable.Options(idColumn: "code"))
+        #expect(flags.records.map(\.id) == [.string("true")])
+        let integers = try CSVTable(data: Data("id,x\n7,a\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(integers.records.map(\.id) == [.integer(7)])
+        for kind in [CSVColumnKind.double, .bool] {
+            #expect(throws: CommandFailure.self) {
+                try CSVTable(data: Data("id,x\n1,a\n".utf8), file: "t.csv", options: CSVTable.Options(kinds: ["id": kind]))
+            }
+        }
+    }
+
+    /// Numbers with spaces around them are text, kept as written (an integer column
+    /// already refused them; a double column took them).
+    @Test func paddedNumbersAreText() throws {
+        let table = try CSVTable(data: Data("id,a,b,c\n1, 1,2.5 ,3.5\n2,2,1,4\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(table.kinds == [.integer, .string, .string, .double])
+        #expect(table.records[0].fields["a"] == .string(" 1") && table.records[0].fields["b"] == .string("2.5 "))
+    }
+
+    /// CSV options that name no CSV table or column, or that a JSON input cannot use,
+    /// are errors rather than ignored; a --types without a table applies to the files
+    /// whose header has the column.
+    @Test func csvOptionsThatNameNothingAreErrors() throws {
+        try withScratch { scratch in
+            try scratch.write("in/p.csv", "id,a\n1,2\n")
+            try scratch.write("in/q.csv", "id,b\n1,x\n")
+            let json = try scratch.write("one.json", #"{"t": [{"id": 1}]}"#)
+            let directory = scratch.path("in"), output = scratch.path("out.sqlite")
+            for (arguments, mentions) in [
+                ([directory, "--types", "p.a=string", "--types", "nosuch.a=string"], ["--types nosuch.a=string", "no CSV file gives table 'nosuch'", "'p', 'q'"]),
+                ([directory, "--types", "nosuch=string"], ["--types nosuch=string", "no CSV file has a column 'nosuch'"]),
+                ([directory, "--id", "nosuch=a"], ["--id nosuch=a", "no CSV file gives table 'nosuch'"]),
+                ([directory, "--table", "x"], ["--table x", "a directory"]),
+                ([json, "--table", "x"], ["--table x", "not a .csv file"]),
+                ([json, "--id", "x"], ["one.json", "--id applies to CSV files"]),
+                ([json, "--types", "x=string"], ["--types applies to CSV files"]),
+                ([json, "--null", "NA"], ["--null applies to CSV files"]),
+            ] {
+                expectFailure(run(["import"] + arguments + ["--output", output]), mentioning: mentions)
+                #expect(!scratch.exists("out.sqlite"))
+            }
+            let typed = run(["import", directory, "--output", output, "--types", "a=string"])
+            #expect(typed.status == 0, "\(typed)")
+            #expect(run(["query", output, "p"]).stdout == "{\"id\":1,\"a\":\"2\"}\n")
+        }
+    }
+
     /// Random cells full of separators, quotes, line breaks and Unicode survive a write
     /// and a read.
     @Test func writtenCellsReadBackExactly() throws {
