@@ -153,6 +153,38 @@ struct CSVTests {
         }
     }
 
+    /// A CSV file with a header and no rows still names its columns: queries can name
+    /// them, and a CSV export writes the same header.
+    @Test func aHeaderWithoutRowsKeepsItsColumns() throws {
+        try withScratch { scratch in
+            let snapshot = scratch.path("s.sqlite")
+            let input = try scratch.write("in/empty.csv", "id,a,b\n")
+            #expect(run(["import", input, "--output", snapshot]).status == 0)
+            #expect(run(["query", snapshot, "empty", "--where", "a=1", "--count"]).stdout == "0\n")
+            #expect(run(["query", snapshot, "empty", "--fields", "b,a", "--format", "csv"]).stdout == "b,a\n")
+            #expect(run(["export", snapshot, "--format", "csv", "--output", scratch.path("out")]).status == 0)
+            let exported = try scratch.read("out/empty.csv")
+            #expect(exported == Data("id,a,b\n".utf8))
+            // The id column named by --id is the id, not a column of its own.
+            let coded = scratch.path("coded.sqlite")
+            let codes = try scratch.write("coded.csv", "code,name\n")
+            #expect(run(["import", codes, "--output", coded, "--id", "code"]).status == 0)
+            #expect(run(["query", coded, "coded", "--fields", "id,name", "--format", "csv"]).stdout == "id,name\n")
+            expectFailure(run(["query", coded, "coded", "--fields", "code"]), mentioning: ["no field 'code'"])
+        }
+    }
+
+    /// With --id naming another column, a column called id would be dropped (a record's
+    /// "id" is its id): refused, with the fix.
+    @Test func anIDColumnBesideTheIDsIsRefused() throws {
+        try withScratch { scratch in
+            let input = try scratch.write("t.csv", "id,code,name\n5,c1,x\n")
+            expectFailure(run(["import", input, "--output", scratch.path("t.sqlite"), "--id", "code"]),
+                          mentioning: ["t.csv", "--id 'code'", "column 'id'", "rename it"])
+            #expect(!scratch.exists("t.sqlite"))
+        }
+    }
+
     /// Random cells full of separators, quotes, line breaks and Unicode survive a write
     /// and a read.
     @Test func writtenCellsReadBackExactly() throws {

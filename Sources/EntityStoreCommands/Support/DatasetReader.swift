@@ -124,7 +124,8 @@ struct DatasetReader {
         let parsed = try CSVTable(data: try Self.read(file), file: file, options: options)
         try add(records: parsed.records, table: table, file: file) { "row \($0 + 1)" }
         kinds[table] = Dictionary(uniqueKeysWithValues: zip(parsed.header, parsed.kinds))
-        fieldOrder[table] = parsed.header
+        // The id column is the id, not a field.
+        fieldOrder[table] = parsed.header.filter { $0 != parsed.idColumn }
         csvHeaders[table] = parsed.header
     }
 

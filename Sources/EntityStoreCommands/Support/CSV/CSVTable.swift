@@ -25,6 +25,8 @@ struct CSVTable {
     let records: [DynamicRecord]
     /// The kind each column was read as, in header order.
     let kinds: [CSVColumnKind]
+    /// The column holding the ids, if any (else ids are row numbers).
+    let idColumn: String?
 
     /// Reads `data`, the contents of `file`.
     /// - Throws: ``CommandFailure`` naming the file, the line and the problem.
@@ -67,6 +69,10 @@ struct CSVTable {
         if let idColumn, !seen.contains(idColumn) {
             throw CommandFailure("'\(file)': --id \(Echo.name(idColumn)): the header has no such column (columns: \(header.map { Echo.name($0) }.joined(separator: ", ")))")
         }
+        // A record's "id" is its id: a column of that name beside the ids would be lost.
+        if let idColumn, idColumn != "id", seen.contains("id") {
+            throw CommandFailure("'\(file)': --id \(Echo.name(idColumn)) takes the ids from that column, but the header also has a column 'id', which would be lost; rename it")
+        }
         if let idColumn, let given = options.kinds[idColumn] ?? options.kindsWherePresent[idColumn], given != .integer, given != .string {
             throw CommandFailure("'\(file)': column \(Echo.name(idColumn)) holds the ids, which are integers or strings; --types cannot read it as \(given.rawValue)")
         }
@@ -78,6 +84,7 @@ struct CSVTable {
         }
         self.header = header
         self.kinds = kinds
+        self.idColumn = idColumn
         records = try Self.records(header: header, columns: columns, kinds: kinds, idColumn: idColumn, lines: lines, file: file)
     }
 
