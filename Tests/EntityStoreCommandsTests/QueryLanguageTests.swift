@@ -1,3 +1,4 @@
+@testable import EntityStoreCommands
 import EntityStore
 import EntityStoreTestSupport
 import Foundation
@@ -93,6 +94,36 @@ struct QueryLanguageTests {
             let table = run(base + ["--format", "table"])
             #expect(table.outputLines.first?.hasPrefix("id") == true && table.outputLines.last == "(3 rows)", "\(table)")
             #expect(table.outputLines.dropFirst(2).dropLast().allSatisfy { $0.contains("UA") })
+        }
+    }
+
+    /// CSV output read back by a CSV parser is the data: every field of every record, a
+    /// null or missing field an empty cell, numbers spelt as in the data; the carriers'
+    /// names hold a comma-free but non-ASCII text, and a joined column comes along.
+    @Test func csvOutputReadsBackAsTheData() throws {
+        let names = Dictionary(uniqueKeysWithValues: Self.dataset.carriers.map { ($0["id"]!, $0["name"]!) })
+        func cell(_ value: JSONValue?) -> String {
+            switch value {
+            case nil, .null?: ""
+            case .string(let text)?: text
+            case let value?: value.serialized()
+            }
+        }
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let fields = ["id", "carrier", "dep_delay", "distance", "tailnum", "year", "carrier.name"]
+            let result = run(["query", path, "flights", "--join", "carrier", "--fields", fields.joined(separator: ","), "--format", "csv"])
+            #expect(result.status == 0, "\(result)")
+            var rows: [[String]] = []
+            var bytes = Array(result.stdout.utf8)
+            try bytes.withUnsafeMutableBufferPointer { buffer in
+                try CSVParser.forEachRecord(in: UnsafeBufferPointer(buffer)) { cells, _ in rows.append(cells) }
+            }
+            #expect(rows.first == fields)
+            let expected = Self.dataset.flights.map { flight in
+                fields.dropLast().map { cell(flight[$0]) } + [cell(flight["carrier"].flatMap { names[$0] })]
+            }
+            #expect(Array(rows.dropFirst()) == expected)
         }
     }
 
