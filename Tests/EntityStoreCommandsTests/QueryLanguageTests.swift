@@ -232,6 +232,19 @@ struct QueryLanguageTests {
         (["--where", "carrier"], "expected FIELD=VALUE"),
         (["--offset", "-2"], "--offset -2"),
         (["--desc"], "--sort"),
+        (["--group-by", "nosuch", "--count"], "--group-by nosuch: table 'flights' has no field 'nosuch'"),
+        (["--sum", "nosuch"], "--sum nosuch: table 'flights' has no field"),
+        (["--avg", "nosuch"], "--avg nosuch: table 'flights' has no field"),
+        (["--min", "nosuch"], "--min nosuch: table 'flights' has no field"),
+        (["--max", "nosuch"], "--max nosuch: table 'flights' has no field"),
+        (["--join", "nosuch"], "--join nosuch: table 'flights' has no field"),
+        (["--group-by", "carrier", "--count", "--sort", "dep_delay"], "--sort dep_delay: table 'flights' has no field 'dep_delay' (fields: 'carrier', 'count')"),
+        (["--count", "--limit", "5"], "--count prints one number"),
+        (["--count", "--offset", "5"], "--count prints one number"),
+        (["--count", "--sort", "id"], "--count prints one number"),
+        (["--count", "--join", "carrier"], "--count prints one number"),
+        (["--count", "--format", "csv"], "--count prints one number"),
+        (["--group-by", "carrier", "--count", "--join", "carrier"], "--join prints records"),
     ])
     func mistakesAreNamed(_ arguments: [String], _ mention: String) throws {
         try withScratch { scratch in

@@ -102,8 +102,8 @@ public struct QueryCommand: ParsableCommand {
         if json, let format, format != .json { throw ValidationError("--json contradicts --format \(format.rawValue)") }
         if desc, sort == nil { throw ValidationError("--desc orders by --sort FIELD: give --sort") }
         let aggregating = groupBy != nil || !(sums + averages + minimums + maximums).isEmpty
-        if count, !aggregating, sort != nil || fields != nil || format != nil || json {
-            throw ValidationError("--count prints one number: it takes no --sort, --fields or --format")
+        if count, !aggregating, sort != nil || fields != nil || format != nil || json || limit != nil || offset != nil || !joins.isEmpty {
+            throw ValidationError("--count prints one number: it takes no --sort, --fields, --format, --limit, --offset or --join")
         }
         if aggregating, !joins.isEmpty { throw ValidationError("--join prints records; it does not combine with --group-by or aggregates") }
         if groupBy != nil, !count, (sums + averages + minimums + maximums).isEmpty {
