@@ -127,6 +127,19 @@ struct QueryLanguageTests {
         }
     }
 
+    /// Table output aligns by columns of screen: a CJK character takes two, and a long
+    /// cell is cut at 40 columns.
+    @Test func tableColumnsAlignOnScreen() {
+        let printer = RowPrinter(format: .table, fields: ["id", "name", "n"])
+        let text = printer.text([
+            ["id": 1, "name": "日本語", "n": 5],
+            ["id": 22, "name": "abcdef", "n": 6],
+        ])
+        #expect(text == "id  name    n\n--  ------  -\n 1  日本語  5\n22  abcdef  6\n(2 rows)\n")
+        let long = RowPrinter(format: .table, fields: ["s"]).text([["s": .string(String(repeating: "語", count: 30))]])
+        #expect(long.split(separator: "\n")[2] == String(repeating: "語", count: 19) + "…")
+    }
+
     /// The snapshot is plain SQL: the sqlite3 shell answers a range query on a column with
     /// nulls correctly. `export --table` reads one table and gives what a full export does.
     @Test func sqliteAnswersAndExportReadsOneTable() throws {
