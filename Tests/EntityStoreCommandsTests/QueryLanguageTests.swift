@@ -127,6 +127,23 @@ struct QueryLanguageTests {
         }
     }
 
+    /// Without --format, a terminal gets an aligned table and a pipe JSON lines. The
+    /// terminal is a pseudo-terminal that script(1) gives the tool.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1)"))
+    func aTerminalGetsATableAndAPipeJSONLines() throws {
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let arguments = ["query", path, "carriers", "--limit", "2", "--fields", "id,name"]
+            let piped = run(arguments)
+            #expect(piped.outputLines.count == 2 && piped.outputLines.allSatisfy { $0.hasPrefix("{\"id\":") }, "\(piped)")
+            let command = ([Tool.entityStore.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let terminal = run(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+            let lines = terminal.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)
+            #expect(terminal.status == 0 && lines.count == 5, "\(terminal)")
+            #expect(lines.first?.hasPrefix("id  name") == true && lines.last == "(2 rows)", "\(terminal)")
+        }
+    }
+
     /// Table output aligns by columns of screen: a CJK character takes two, and a long
     /// cell is cut at 40 columns.
     @Test func tableColumnsAlignOnScreen() {
