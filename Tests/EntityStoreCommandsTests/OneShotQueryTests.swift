@@ -71,7 +71,8 @@ struct OneShotQueryTests {
         let reader = try SnapshotTableReader(path: path)
         let fields = try TableFields("t", in: reader.metadata, snapshot: path)
         var random = SplitMix64(seed: seed &* 7919)
-        var exactCounts = 0, sqlGroups = 0, joinedAnswers = 0
+        var exactCounts = 0, sqlGroups = 0, joinedAnswers = 0, pagedBySQL = 0
+        func pushdown(_ reader: SnapshotTableReader) -> SQLPushdown { SQLPushdown(reader.metadata.table(named: "t")!) }
         for _ in 0..<300 {
             let conditions = (0..<Int.random(in: 0...2, using: &random)).map { _ in Self.randomCondition(&random) }
                 .filter { fields.names.contains($0.field) }
@@ -89,10 +90,12 @@ struct OneShotQueryTests {
                 let request = QueryRequest(
                     table: "t", id: Bool.random(using: &random) ? nil : .integer(Int64.random(in: 1...310, using: &random)),
                     conditions: conditions,
-                    sort: aggregating ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil) : (Bool.random(using: &random) ? "n" : nil),
+                    sort: aggregating
+                        ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil)
+                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "mixed", "r"].randomElement(using: &random) : nil),
                     descending: Bool.random(using: &random),
                     offset: Bool.random(using: &random) ? Int.random(in: 0...4, using: &random) : nil,
-                    limit: Bool.random(using: &random) ? 5 : nil,
+                    limit: Bool.random(using: &random) ? [0, 1, 3, 5, 40].randomElement(using: &random) : nil,
                     fields: aggregating ? columns : fields.names + (joins.isEmpty ? [] : ["r.id", "r.name"]),
                     countOnly: countOnly, explain: false, format: .ndjson, joins: joins,
                     groupBy: groupBy, aggregates: aggregating ? aggregates : [])
@@ -104,6 +107,12 @@ struct OneShotQueryTests {
                 let full = answer { try request.answer(in: restored) }
                 #expect(oneShot == full, "\(conditions) id \(String(describing: request.id)) count \(countOnly)")
                 if !countOnly, oneShot.contains("\"r.name\"") { joinedAnswers += 1 }
+                if !countOnly, !aggregating, let limit = request.limit, pushdown(reader).filter(conditions).isExact,
+                   try pushdown(reader).candidates(
+                    sortedBy: request.sort ?? "id", descending: request.descending, first: (request.offset ?? 0) + limit, of: "t",
+                    pushdown(reader).filter(conditions).filter, reader: reader) != nil {
+                    pagedBySQL += 1
+                }
                 let pushdown = SQLPushdown(reader.metadata.table(named: "t")!)
                 if countOnly, pushdown.filter(conditions).isExact { exactCounts += 1 }
                 if aggregating, pushdown.filter(conditions).isExact,
@@ -114,6 +123,7 @@ struct OneShotQueryTests {
         }
         #expect(exactCounts > 50, "SQLite answered too few counts alone: \(exactCounts)")
         #expect(joinedAnswers > 10, "too few answers printed joined records: \(joinedAnswers)")
+        #expect(pagedBySQL > 8, "SQLite chose the rows of too few pages: \(pagedBySQL)")
         #expect(sqlGroups > 5, "SQLite answered too few group-bys: \(sqlGroups)")
     }
 }

@@ -82,6 +82,26 @@ struct SQLPushdown {
         }
     }
 
+    /// A clause that keeps, of the rows `filter` selects, every one that can be among the
+    /// first `count` in the order of `field` (records without it last, as in memory),
+    /// or nil when SQL cannot say so exactly.
+    ///
+    /// It holds on a column of numbers, which SQLite and the in-memory order both compare
+    /// by value: the rows up to the `count`-th value (all of its ties included) and every
+    /// row whose column is NULL (null sorts first, a missing field last); and on integer
+    /// ids. Text is left out: Swift orders canonically equivalent strings as equal, SQLite
+    /// by their bytes. The same query then runs in memory on these rows alone.
+    func candidates(
+        sortedBy field: String, descending: Bool, first count: Int, of table: String, _ filter: SnapshotTableReader.Filter,
+        reader: SnapshotTableReader
+    ) throws -> (String, [SQLiteValue])? {
+        guard count > 0, let kind = kinds[field], [.integer, .double, .number].contains(kind) else { return nil }
+        guard let boundary = try reader.value(of: field, in: table, filter, descending: descending, at: count - 1) else { return nil }
+        let column = quoteIdentifier(field)
+        let clause = "\(column) \(descending ? ">=" : "<=") ?"
+        return (field == "id" ? clause : "\(clause) OR \(column) IS NULL", [boundary])
+    }
+
     /// The aggregate rows of a group-by, computed by SQLite, or nil when it cannot give
     /// exactly the in-memory answer: the grouping column and each aggregated column must
     /// be scalar, sums and averages only of integer columns (SQLite adds doubles in its
