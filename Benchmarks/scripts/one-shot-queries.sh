@@ -39,3 +39,5 @@ measure "entity-store: airlines (16 rows)" "$tool" query "$snapshot" airlines
 measure "sqlite3: select * from airlines" sqlite3 "$snapshot" "select * from airlines"
 measure "entity-store: flights --group-by carrier --count" "$tool" query "$snapshot" flights --group-by carrier --count
 measure "sqlite3: select carrier, count(*) group by carrier" sqlite3 "$snapshot" "select carrier, count(*) from flights group by carrier"
+measure "entity-store: flights --sort dep_delay --desc --limit 3" "$tool" query "$snapshot" flights --sort dep_delay --desc --limit 3
+measure "sqlite3: order by dep_delay desc limit 3" sqlite3 "$snapshot" "select * from flights order by dep_delay desc limit 3"

@@ -101,6 +101,90 @@ struct CSVTests {
         }
     }
 
+    /// Ids are integers or strings: an id column of other values is read as text, and
+    /// --types cannot make it a double or a boolean.
+    @Test func idColumnsOfOtherValuesAreText() throws {
+        let doubles = try CSVTable(data: Data("id,x\n1.5,a\n2,b\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(doubles.records.map(\.id) == [.string("1.5"), .string("2")])
+        let flags = try CSVTable(data: Data("code,x\ntrue,a\n".utf8), file: "t.csv", options: CSVTable.Options(idColumn: "code"))
+        #expect(flags.records.map(\.id) == [.string("true")])
+        let integers = try CSVTable(data: Data("id,x\n7,a\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(integers.records.map(\.id) == [.integer(7)])
+        for kind in [CSVColumnKind.double, .bool] {
+            #expect(throws: CommandFailure.self) {
+                try CSVTable(data: Data("id,x\n1,a\n".utf8), file: "t.csv", options: CSVTable.Options(kinds: ["id": kind]))
+            }
+        }
+    }
+
+    /// Numbers with spaces around them are text, kept as written (an integer column
+    /// already refused them; a double column took them).
+    @Test func paddedNumbersAreText() throws {
+        let table = try CSVTable(data: Data("id,a,b,c\n1, 1,2.5 ,3.5\n2,2,1,4\n".utf8), file: "t.csv", options: CSVTable.Options())
+        #expect(table.kinds == [.integer, .string, .string, .double])
+        #expect(table.records[0].fields["a"] == .string(" 1") && table.records[0].fields["b"] == .string("2.5 "))
+    }
+
+    /// CSV options that name no CSV table or column, or that a JSON input cannot use,
+    /// are errors rather than ignored; a --types without a table applies to the files
+    /// whose header has the column.
+    @Test func csvOptionsThatNameNothingAreErrors() throws {
+        try withScratch { scratch in
+            try scratch.write("in/p.csv", "id,a\n1,2\n")
+            try scratch.write("in/q.csv", "id,b\n1,x\n")
+            let json = try scratch.write("one.json", #"{"t": [{"id": 1}]}"#)
+            let directory = scratch.path("in"), output = scratch.path("out.sqlite")
+            for (arguments, mentions) in [
+                ([directory, "--types", "p.a=string", "--types", "nosuch.a=string"], ["--types nosuch.a=string", "no CSV file gives table 'nosuch'", "'p', 'q'"]),
+                ([directory, "--types", "nosuch=string"], ["--types nosuch=string", "no CSV file has a column 'nosuch'"]),
+                ([directory, "--id", "nosuch=a"], ["--id nosuch=a", "no CSV file gives table 'nosuch'"]),
+                ([directory, "--table", "x"], ["--table x", "a directory"]),
+                ([json, "--table", "x"], ["--table x", "not a .csv file"]),
+                ([json, "--id", "x"], ["one.json", "--id applies to CSV files"]),
+                ([json, "--types", "x=string"], ["--types applies to CSV files"]),
+                ([json, "--null", "NA"], ["--null applies to CSV files"]),
+            ] {
+                expectFailure(run(["import"] + arguments + ["--output", output]), mentioning: mentions)
+                #expect(!scratch.exists("out.sqlite"))
+            }
+            let typed = run(["import", directory, "--output", output, "--types", "a=string"])
+            #expect(typed.status == 0, "\(typed)")
+            #expect(run(["query", output, "p"]).stdout == "{\"id\":1,\"a\":\"2\"}\n")
+        }
+    }
+
+    /// A CSV file with a header and no rows still names its columns: queries can name
+    /// them, and a CSV export writes the same header.
+    @Test func aHeaderWithoutRowsKeepsItsColumns() throws {
+        try withScratch { scratch in
+            let snapshot = scratch.path("s.sqlite")
+            let input = try scratch.write("in/empty.csv", "id,a,b\n")
+            #expect(run(["import", input, "--output", snapshot]).status == 0)
+            #expect(run(["query", snapshot, "empty", "--where", "a=1", "--count"]).stdout == "0\n")
+            #expect(run(["query", snapshot, "empty", "--fields", "b,a", "--format", "csv"]).stdout == "b,a\n")
+            #expect(run(["export", snapshot, "--format", "csv", "--output", scratch.path("out")]).status == 0)
+            let exported = try scratch.read("out/empty.csv")
+            #expect(exported == Data("id,a,b\n".utf8))
+            // The id column named by --id is the id, not a column of its own.
+            let coded = scratch.path("coded.sqlite")
+            let codes = try scratch.write("coded.csv", "code,name\n")
+            #expect(run(["import", codes, "--output", coded, "--id", "code"]).status == 0)
+            #expect(run(["query", coded, "coded", "--fields", "id,name", "--format", "csv"]).stdout == "id,name\n")
+            expectFailure(run(["query", coded, "coded", "--fields", "code"]), mentioning: ["no field 'code'"])
+        }
+    }
+
+    /// With --id naming another column, a column called id would be dropped (a record's
+    /// "id" is its id): refused, with the fix.
+    @Test func anIDColumnBesideTheIDsIsRefused() throws {
+        try withScratch { scratch in
+            let input = try scratch.write("t.csv", "id,code,name\n5,c1,x\n")
+            expectFailure(run(["import", input, "--output", scratch.path("t.sqlite"), "--id", "code"]),
+                          mentioning: ["t.csv", "--id 'code'", "column 'id'", "rename it"])
+            #expect(!scratch.exists("t.sqlite"))
+        }
+    }
+
     /// Random cells full of separators, quotes, line breaks and Unicode survive a write
     /// and a read.
     @Test func writtenCellsReadBackExactly() throws {

@@ -2,13 +2,57 @@ import EntityStoreSQLite
 import Foundation
 import Testing
 
-/// The version 1 metadata script, from the package's `Migrations` folder.
-private let formatOneSQL = URL(fileURLWithPath: #filePath)
+/// The package's `Migrations` folder.
+private let migrations = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Migrations/0001_initial.sql")
+    .appendingPathComponent("Migrations")
 
-@Suite("entity-store migrate upgrades a format 1 snapshot")
+/// The version 1 metadata script.
+private let formatOneSQL = migrations.appendingPathComponent("0001_initial.sql")
+
+@Suite("entity-store migrate upgrades format 1 and 2 snapshots")
 struct FormatUpgradeTests {
+    /// A format 2 file as the previous tool wrote a field with nulls: JSON text ('227.0',
+    /// '"UA"', 'null'), which SQL compared as text. Queries read it as it is; `migrate`
+    /// gives it SQL-true columns, after which sqlite3 counts truly and the records are
+    /// the same.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3.path), "needs /usr/bin/sqlite3"))
+    func migrateFormatTwoJSONColumns() throws {
+        try withScratch { scratch in
+            let snapshot = scratch.path("old.sqlite")
+            var script = try String(contentsOf: formatOneSQL, encoding: .utf8)
+            script += try String(contentsOf: migrations.appendingPathComponent("0002_date_text.sql"), encoding: .utf8)
+            script += """
+                PRAGMA application_id = 1164858228; PRAGMA user_version = 2;
+                CREATE TABLE "flights" ("id" INTEGER PRIMARY KEY, "dep_delay", "carrier");
+                INSERT INTO flights VALUES (1, '227.0', '"UA"'), (2, '5.0', 'null'), (3, 'null', '"AA"'), (4, '61.0', NULL), (5, '9.5', '"UA"');
+                INSERT INTO entitystore_meta VALUES ('format_version', '2'), ('app_schema_version', '0');
+                INSERT INTO entitystore_tables VALUES ('flights', 'DynamicRecord', 'integer', 5, 0);
+                INSERT INTO entitystore_columns VALUES ('flights', 'id', 'integer', 0, 0), ('flights', 'dep_delay', 'json', 1, 1),
+                    ('flights', 'carrier', 'json', 1, 2);
+                """
+            let created = run(["-batch", snapshot], stdin: Data(script.utf8), executable: sqlite3)
+            #expect(created.status == 0, "\(created)")
+            let sql = ["-batch", "-readonly", snapshot, "SELECT count(*) FROM flights WHERE dep_delay > 60;"]
+            #expect(run(sql, executable: sqlite3).stdout == "5\n", "format 2 compares JSON text with a number")
+
+            // Queries on a copy (a restore upgrades the file it reads, as the README says).
+            let copy = try scratch.write("copy.sqlite", try scratch.read("old.sqlite"))
+            #expect(run(["query", copy, "flights", "--where", "dep_delay>60", "--count"]).stdout == "2\n")
+            #expect(run(["query", copy, "flights", "--where", "carrier=UA", "--count"]).stdout == "2\n")
+            let before = run(["export", copy])
+
+            let migrated = run(["migrate", snapshot])
+            #expect(migrated.stdout == "migrated \(snapshot) from format version 2 to \(Snapshot.formatVersion)\n", "\(migrated)")
+            #expect(run(["verify", snapshot]).status == 0)
+            #expect(run(sql, executable: sqlite3).stdout == "2\n")
+            #expect(run(["-batch", "-readonly", snapshot, "SELECT typeof(dep_delay), typeof(carrier) FROM flights WHERE id = 1;"], executable: sqlite3).stdout == "real|text\n")
+            #expect(try parseJSON(run(["export", snapshot]).stdout) == parseJSON(before.stdout), "the same records")
+            #expect(run(["query", snapshot, "flights", "--where", "dep_delay>60", "--count"]).stdout == "2\n")
+            #expect(run(["migrate", snapshot]).stdout == "\(snapshot) is already at format version \(Snapshot.formatVersion)\n")
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3.path), "needs /usr/bin/sqlite3"))
     func migrateFormatOneDates() throws {
         try withScratch { scratch in

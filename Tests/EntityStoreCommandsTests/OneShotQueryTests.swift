@@ -10,7 +10,8 @@ import Testing
 @Suite("One-shot queries agree with a full restore")
 struct OneShotQueryTests {
     /// Random records: numbers of both kinds, nulls and missing fields everywhere, strings
-    /// with canonically equivalent spellings, booleans, a mixed column and a null column.
+    /// with canonically equivalent spellings, booleans, a mixed column, a null column and
+    /// references to a table of string ids, some dangling.
     static func records(seed: UInt64, count: Int) -> [DynamicRecord] {
         var random = SplitMix64(seed: seed)
         let words = ["é", "e\u{301}", "a", "A", "b", "ab", "", "Ω", "\u{2126}", "z", "10", "😀"]
@@ -33,12 +34,14 @@ struct OneShotQueryTests {
             if Int.random(in: 0..<5, using: &random) > 0 { fields["k"] = .integer(Int64.random(in: -4...4, using: &random) * 1_000_000_007) }
             if Int.random(in: 0..<5, using: &random) > 0 { fields["t"] = .string(words.randomElement(using: &random)!) }
             fields["d"] = .double(Double(Int.random(in: -8...8, using: &random)) / 4)
+            // A reference to a record of `u` (string ids; "zz" names none, 1 is of another kind).
+            maybe("r", [.string("a"), .string("b"), .string("c"), .string("zz"), .integer(1)].randomElement(using: &random)!)
             return DynamicRecord(id: .integer(Int64(id)), fields: fields)
         }
     }
 
     static func randomCondition(_ random: inout SplitMix64) -> FieldCondition {
-        let field = ["n", "i", "s", "b", "mixed", "nothing", "id", "k", "t", "d"].randomElement(using: &random)!
+        let field = ["n", "i", "s", "b", "mixed", "nothing", "id", "k", "t", "d", "r"].randomElement(using: &random)!
         let operands: [JSONValue] = [.integer(0), .integer(2), .double(2), .double(-1.5), .integer(7), .string("é"), .string("e\u{301}"),
                                      .string("a"), .string("\u{2126}"), .string("10"), .bool(true), .bool(false), .array([1])]
         let op = [FieldCondition.Operator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .oneOf, .isNull, .isNotNull]
@@ -56,21 +59,25 @@ struct OneShotQueryTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.sqlite").path
+        let referenced = Table<DynamicRecord>("u")
         let table = Table<DynamicRecord>("t").index(.grouped, field: "s").index(.ordered, field: "n")
-        let state = try EntityState.build(schema: try Schema([table])) { tx in
+            .references(field: "r", to: referenced, onDelete: .none)
+        let state = try EntityState.build(schema: try Schema([table, referenced])) { tx in
             try tx[table].insert(contentsOf: Self.records(seed: seed, count: 300))
+            try tx[referenced].insert(contentsOf: ["a", "b", "c"].map { DynamicRecord(id: .string($0), fields: ["name": .string("name of \($0)")]) })
         }
         _ = try state.writeSnapshot(to: path)
         let restored = try EntityStore.restoringDynamic(from: path).state
         let reader = try SnapshotTableReader(path: path)
         let fields = try TableFields("t", in: reader.metadata, snapshot: path)
         var random = SplitMix64(seed: seed &* 7919)
-        var exactCounts = 0, sqlGroups = 0
+        var exactCounts = 0, sqlGroups = 0, joinedAnswers = 0, pagedBySQL = 0
+        func pushdown(_ reader: SnapshotTableReader) -> SQLPushdown { SQLPushdown(reader.metadata.table(named: "t")!) }
         for _ in 0..<300 {
             let conditions = (0..<Int.random(in: 0...2, using: &random)).map { _ in Self.randomCondition(&random) }
                 .filter { fields.names.contains($0.field) }
             for countOnly in [true, false] {
-                let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d"]
+                let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d", "r"]
                 let groupBy = Int.random(in: 0..<3, using: &random) == 0 ? names.randomElement(using: &random) : nil
                 var aggregates: [FieldAggregate] = groupBy != nil || Bool.random(using: &random) ? [.count] : []
                 for _ in 0..<(groupBy == nil && aggregates.isEmpty ? 0 : Int.random(in: 0...3, using: &random)) {
@@ -79,13 +86,18 @@ struct OneShotQueryTests {
                 }
                 let aggregating = groupBy != nil || aggregates.count > 1
                 let columns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)
+                let joins = !aggregating && Bool.random(using: &random) ? [QueryRequest.Join(field: "r", target: "u")] : []
                 let request = QueryRequest(
                     table: "t", id: Bool.random(using: &random) ? nil : .integer(Int64.random(in: 1...310, using: &random)),
                     conditions: conditions,
-                    sort: aggregating ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil) : (Bool.random(using: &random) ? "n" : nil),
+                    sort: aggregating
+                        ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil)
+                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "mixed", "r"].randomElement(using: &random) : nil),
                     descending: Bool.random(using: &random),
-                    offset: nil, limit: Bool.random(using: &random) ? 5 : nil, fields: aggregating ? columns : fields.names,
-                    countOnly: countOnly, explain: false, format: .ndjson,
+                    offset: Bool.random(using: &random) ? Int.random(in: 0...4, using: &random) : nil,
+                    limit: Bool.random(using: &random) ? [0, 1, 3, 5, 40].randomElement(using: &random) : nil,
+                    fields: aggregating ? columns : fields.names + (joins.isEmpty ? [] : ["r.id", "r.name"]),
+                    countOnly: countOnly, explain: false, format: .ndjson, joins: joins,
                     groupBy: groupBy, aggregates: aggregating ? aggregates : [])
                 // A missing id fails both ways, with the same message.
                 func answer(_ body: () throws -> String?) -> String {
@@ -94,6 +106,13 @@ struct OneShotQueryTests {
                 let oneShot = answer { try request.answer(from: reader) }
                 let full = answer { try request.answer(in: restored) }
                 #expect(oneShot == full, "\(conditions) id \(String(describing: request.id)) count \(countOnly)")
+                if !countOnly, oneShot.contains("\"r.name\"") { joinedAnswers += 1 }
+                if !countOnly, !aggregating, let limit = request.limit, pushdown(reader).filter(conditions).isExact,
+                   try pushdown(reader).candidates(
+                    sortedBy: request.sort ?? "id", descending: request.descending, first: (request.offset ?? 0) + limit, of: "t",
+                    pushdown(reader).filter(conditions).filter, reader: reader) != nil {
+                    pagedBySQL += 1
+                }
                 let pushdown = SQLPushdown(reader.metadata.table(named: "t")!)
                 if countOnly, pushdown.filter(conditions).isExact { exactCounts += 1 }
                 if aggregating, pushdown.filter(conditions).isExact,
@@ -103,6 +122,8 @@ struct OneShotQueryTests {
             }
         }
         #expect(exactCounts > 50, "SQLite answered too few counts alone: \(exactCounts)")
+        #expect(joinedAnswers > 10, "too few answers printed joined records: \(joinedAnswers)")
+        #expect(pagedBySQL > 8, "SQLite chose the rows of too few pages: \(pagedBySQL)")
         #expect(sqlGroups > 5, "SQLite answered too few group-bys: \(sqlGroups)")
     }
 }

@@ -1,3 +1,4 @@
+@testable import EntityStoreCommands
 import EntityStore
 import EntityStoreTestSupport
 import Foundation
@@ -94,6 +95,66 @@ struct QueryLanguageTests {
             #expect(table.outputLines.first?.hasPrefix("id") == true && table.outputLines.last == "(3 rows)", "\(table)")
             #expect(table.outputLines.dropFirst(2).dropLast().allSatisfy { $0.contains("UA") })
         }
+    }
+
+    /// CSV output read back by a CSV parser is the data: every field of every record, a
+    /// null or missing field an empty cell, numbers spelt as in the data; the carriers'
+    /// names hold a comma-free but non-ASCII text, and a joined column comes along.
+    @Test func csvOutputReadsBackAsTheData() throws {
+        let names = Dictionary(uniqueKeysWithValues: Self.dataset.carriers.map { ($0["id"]!, $0["name"]!) })
+        func cell(_ value: JSONValue?) -> String {
+            switch value {
+            case nil, .null?: ""
+            case .string(let text)?: text
+            case let value?: value.serialized()
+            }
+        }
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let fields = ["id", "carrier", "dep_delay", "distance", "tailnum", "year", "carrier.name"]
+            let result = run(["query", path, "flights", "--join", "carrier", "--fields", fields.joined(separator: ","), "--format", "csv"])
+            #expect(result.status == 0, "\(result)")
+            var rows: [[String]] = []
+            var bytes = Array(result.stdout.utf8)
+            try bytes.withUnsafeMutableBufferPointer { buffer in
+                try CSVParser.forEachRecord(in: UnsafeBufferPointer(buffer)) { cells, _ in rows.append(cells) }
+            }
+            #expect(rows.first == fields)
+            let expected = Self.dataset.flights.map { flight in
+                fields.dropLast().map { cell(flight[$0]) } + [cell(flight["carrier"].flatMap { names[$0] })]
+            }
+            #expect(Array(rows.dropFirst()) == expected)
+        }
+    }
+
+    /// Without --format, a terminal gets an aligned table and a pipe JSON lines. The
+    /// terminal is a pseudo-terminal that script(1) gives the tool.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1)"))
+    func aTerminalGetsATableAndAPipeJSONLines() throws {
+        try withScratch { scratch in
+            let path = try snapshot(scratch)
+            let arguments = ["query", path, "carriers", "--limit", "2", "--fields", "id,name"]
+            let piped = run(arguments)
+            #expect(piped.outputLines.count == 2 && piped.outputLines.allSatisfy { $0.hasPrefix("{\"id\":") }, "\(piped)")
+            let command = ([Tool.entityStore.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let terminal = run(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+            let lines = terminal.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)
+            #expect(terminal.status == 0 && lines.count == 5, "\(terminal)")
+            #expect(lines.first?.hasPrefix("id  name") == true && lines.last == "(2 rows)", "\(terminal)")
+        }
+    }
+
+    /// Table output aligns by columns of screen: a CJK character takes two, and a long
+    /// cell is cut at 40 columns.
+    @Test func tableColumnsAlignOnScreen() {
+        let printer = RowPrinter(format: .table, fields: ["id", "name", "n"])
+        let text = printer.text([
+            ["id": 1, "name": "日本語", "n": 5],
+            ["id": 22, "name": "abcdef", "n": 6],
+        ])
+        #expect(text == "id  name    n\n--  ------  -\n 1  日本語  5\n22  abcdef  6\n(2 rows)\n")
+        let long = RowPrinter(format: .table, fields: ["s"]).text([["s": .string(String(repeating: "語", count: 30))]])
+        #expect(long.split(separator: "\n")[2] == String(repeating: "語", count: 19) + "…")
     }
 
     /// The snapshot is plain SQL: the sqlite3 shell answers a range query on a column with
@@ -201,6 +262,19 @@ struct QueryLanguageTests {
         (["--where", "carrier"], "expected FIELD=VALUE"),
         (["--offset", "-2"], "--offset -2"),
         (["--desc"], "--sort"),
+        (["--group-by", "nosuch", "--count"], "--group-by nosuch: table 'flights' has no field 'nosuch'"),
+        (["--sum", "nosuch"], "--sum nosuch: table 'flights' has no field"),
+        (["--avg", "nosuch"], "--avg nosuch: table 'flights' has no field"),
+        (["--min", "nosuch"], "--min nosuch: table 'flights' has no field"),
+        (["--max", "nosuch"], "--max nosuch: table 'flights' has no field"),
+        (["--join", "nosuch"], "--join nosuch: table 'flights' has no field"),
+        (["--group-by", "carrier", "--count", "--sort", "dep_delay"], "--sort dep_delay: table 'flights' has no field 'dep_delay' (fields: 'carrier', 'count')"),
+        (["--count", "--limit", "5"], "--count prints one number"),
+        (["--count", "--offset", "5"], "--count prints one number"),
+        (["--count", "--sort", "id"], "--count prints one number"),
+        (["--count", "--join", "carrier"], "--count prints one number"),
+        (["--count", "--format", "csv"], "--count prints one number"),
+        (["--group-by", "carrier", "--count", "--join", "carrier"], "--join prints records"),
     ])
     func mistakesAreNamed(_ arguments: [String], _ mention: String) throws {
         try withScratch { scratch in

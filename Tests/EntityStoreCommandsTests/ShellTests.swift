@@ -30,6 +30,20 @@ struct ShellTests {
         }
     }
 
+    /// A field both null and missing in some rows gives its table the format's hidden
+    /// column of missing fields: `tables` lists fields only, and `inspect` marks it.
+    @Test func theHiddenColumnIsNoField() throws {
+        try withScratch { scratch in
+            let input = try scratch.write("data.json", #"{"t": [{"id": 1, "x": 5}, {"id": 2, "x": null}, {"id": 3}]}"#)
+            let snapshot = scratch.path("s.sqlite")
+            #expect(run(["import", input, "--output", snapshot]).status == 0)
+            let shell = run(["shell", snapshot, "--quiet"], stdin: Data("tables\n".utf8))
+            #expect(shell.outputLines == ["t: 3 records; fields id, x"], "\(shell)")
+            let inspect = run(["inspect", snapshot])
+            #expect(inspect.outputLines.contains("  column entitystore_absent: json, nullable (hidden: the fields each row lacks)"), "\(inspect)")
+        }
+    }
+
     @Test(arguments: [
         ("a b  c", ["a", "b", "c"]),
         ("t --where 'x is null'", ["t", "--where", "x is null"]),

@@ -57,11 +57,16 @@ public struct ExportCommand: ParsableCommand {
         }
         let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
         let metadata = reader.metadata
-        for name in onlyTables { _ = try TableFields(name, in: metadata, snapshot: snapshot) }
+        // Each named table once, in the snapshot's spelling of its name.
+        var named: [String] = []
+        for name in onlyTables {
+            let stored = try TableFields(name, in: metadata, snapshot: snapshot).table
+            if !named.contains(where: { $0.utf8.elementsEqual(stored.utf8) }) { named.append(stored) }
+        }
         // Named tables of a current-format file are read alone; anything else is restored.
-        let names = onlyTables.isEmpty ? metadata.tables.map(\.name) : onlyTables
+        let names = named.isEmpty ? metadata.tables.map(\.name) : named
         var read: [String: [DynamicRecord]] = [:]
-        if !onlyTables.isEmpty, reader.isCurrent {
+        if !named.isEmpty, reader.isCurrent {
             for name in names { read[name] = try reportingFailures { try reader.records(name, SnapshotTableReader.Filter()) } }
         } else {
             let state = try restoreDynamic(snapshot, quiet: quiet).state

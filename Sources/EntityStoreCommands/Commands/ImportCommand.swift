@@ -14,7 +14,8 @@ public struct ImportCommand: ParsableCommand {
             and <table>.csv files. Every record has an integer or string "id", unique within its table. \
             A CSV file starts with a header row (RFC 4180 quoting); each column's kind is inferred from all its \
             values: integer, double, bool (true/false), else string; an empty field is null. --types overrides \
-            a kind, --null adds texts read as null (e.g. NA), --id names the id column. \
+            a kind (COLUMN=KIND in every CSV file with that column, TABLE.COLUMN=KIND in one), --null adds texts \
+            read as null (e.g. NA), --id names the id column (read as integers when all are, else as text). \
             Types are kept exactly: integers, doubles (2.0 stays 2.0), booleans, strings, nested values, null. \
             An integer beyond 64 bits is refused (quote it to keep it as a string), and NaN or Infinity too (write null).
 
@@ -22,7 +23,7 @@ public struct ImportCommand: ParsableCommand {
             --relation flights.carrier=airlines
             """)
 
-    @Argument(help: "A JSON file or a directory of .json/.ndjson files.")
+    @Argument(help: "A JSON file, a CSV file, or a directory of .json/.ndjson/.csv files.")
     var input: String
 
     @Option(name: .shortAndLong, help: "The snapshot file to write.")

@@ -29,7 +29,9 @@ public struct InspectCommand: ParsableCommand {
         for table in metadata.tables {
             printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
             for column in table.columns where column.name != "id" {
-                printEscaped("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")")
+                // The format's own column, not a field (docs/SnapshotFormat.md).
+                let hidden = column.name == NullMeaning.absentFieldsColumn ? " (hidden: the fields each row lacks)" : ""
+                printEscaped("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")\(hidden)")
             }
             for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
             for relation in table.relations {

@@ -10,10 +10,12 @@ public struct QueryCommand: ParsableCommand {
         abstract: "Answer a query on one table of a snapshot (indexes are used where declared).",
         discussion: """
             Conditions (--where, repeatable, all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD<VALUE, FIELD<=VALUE, \
-            FIELD>VALUE, FIELD>=VALUE, FIELD=in:A,B,C, 'FIELD is null', 'FIELD not null'. VALUE is read as JSON when it \
-            parses (genre=1 is the integer 1, name="AC/DC" a string) and as a plain string otherwise (name=AC/DC). \
-            Numbers compare by value: year=1999 matches 1999 and 1999.0. Strings compare by their exact characters. \
-            A null or missing field matches only 'is null'.
+            FIELD>VALUE, FIELD>=VALUE, FIELD=in:A,B,C, 'FIELD is null', 'FIELD not null' (== and <> also work; \
+            spaces around the operator are ignored). VALUE is read as JSON when it parses (genre=1 is the integer 1, \
+            name="AC/DC" a string) and as a plain string otherwise (name=AC/DC); on a field of strings it is always \
+            text (zip=10001, as --id on a table of string ids), and on a field of numbers or booleans a VALUE of \
+            another kind is an error. Numbers compare by value: year=1999 matches 1999 and 1999.0. Strings compare \
+            by their exact characters. A null or missing field matches only 'is null'.
 
             Output: an aligned table when standard output is a terminal, else one JSON object per line \
             (--format table|json|ndjson|csv). Fields print in the snapshot's column order, or as --fields lists them. \
@@ -100,8 +102,8 @@ public struct QueryCommand: ParsableCommand {
         if json, let format, format != .json { throw ValidationError("--json contradicts --format \(format.rawValue)") }
         if desc, sort == nil { throw ValidationError("--desc orders by --sort FIELD: give --sort") }
         let aggregating = groupBy != nil || !(sums + averages + minimums + maximums).isEmpty
-        if count, !aggregating, sort != nil || fields != nil || format != nil || json {
-            throw ValidationError("--count prints one number: it takes no --sort, --fields or --format")
+        if count, !aggregating, sort != nil || fields != nil || format != nil || json || limit != nil || offset != nil || !joins.isEmpty {
+            throw ValidationError("--count prints one number: it takes no --sort, --fields, --format, --limit, --offset or --join")
         }
         if aggregating, !joins.isEmpty { throw ValidationError("--join prints records; it does not combine with --group-by or aggregates") }
         if groupBy != nil, !count, (sums + averages + minimums + maximums).isEmpty {
@@ -123,39 +125,46 @@ public struct QueryCommand: ParsableCommand {
         print(try request.answer(in: store.state), terminator: "")
     }
 
-    /// The query these options ask, checked against the table's fields in `metadata`.
+    /// The query these options ask, checked against the table's fields in `metadata`;
+    /// names are taken in the snapshot's spelling.
     func request(metadata: SnapshotMetadata) throws -> QueryRequest {
         let tableFields = try TableFields(table, in: metadata, snapshot: snapshot)
+        let table = tableFields.table
         let parsed = try conditions.map { text in
+            let option = "--where \(text)"
             let condition = try FieldCondition(parsing: text)
-            try tableFields.check(condition.field, option: "--where \(text)")
-            return condition
+            let field = try tableFields.resolve(condition.field, option: option)
+            return try condition.fitted(to: tableFields.kinds[field], field: field, option: option)
         }
         var aggregates: [FieldAggregate] = count ? [.count] : []
-        aggregates += sums.map(FieldAggregate.sum) + averages.map(FieldAggregate.average) + minimums.map(FieldAggregate.minimum) + maximums.map(FieldAggregate.maximum)
-        for aggregate in aggregates {
-            if let field = aggregate.field { try tableFields.check(field, option: "--\(aggregate.name.prefix { $0 != "(" }) \(field)") }
+        for (option, names, aggregate) in [
+            ("--sum", sums, FieldAggregate.sum), ("--avg", averages, FieldAggregate.average),
+            ("--min", minimums, FieldAggregate.minimum), ("--max", maximums, FieldAggregate.maximum),
+        ] as [(String, [String], (String) -> FieldAggregate)] {
+            for name in names { aggregates.append(aggregate(try tableFields.resolve(name, option: "\(option) \(name)"))) }
         }
-        if let groupBy { try tableFields.check(groupBy, option: "--group-by \(groupBy)") }
+        if let twice = aggregates.enumerated().first(where: { aggregates[..<$0.offset].contains($0.element) })?.element {
+            throw CommandFailure("\(twice.name) is asked twice")
+        }
+        let groupBy = try self.groupBy.map { try tableFields.resolve($0, option: "--group-by \($0)") }
         let isAggregating = groupBy != nil || aggregates.contains { $0 != .count }
         // FieldAggregate rows have their own columns: the group field, then the aggregates.
         let aggregateColumns = (groupBy.map { [$0] } ?? []) + aggregates.map(\.name)
-        if let sort {
-            if isAggregating {
-                try TableFields(table: table, names: aggregateColumns).check(sort, option: "--sort \(sort)")
-            } else {
-                try tableFields.check(sort, option: "--sort \(sort)")
-            }
+        let sort = try self.sort.map { sort in
+            try isAggregating
+                ? TableFields(table: table, names: aggregateColumns).resolve(sort, option: "--sort \(sort)")
+                : tableFields.resolve(sort, option: "--sort \(sort)")
         }
         let stored = metadata.table(named: table)
         var joined: [QueryRequest.Join] = []
         var printable = tableFields.names
-        for field in joins {
-            try tableFields.check(field, option: "--join \(field)")
+        for name in joins {
+            let field = try tableFields.resolve(name, option: "--join \(name)")
             guard let relation = stored?.relations.first(where: { $0.field == field }) else {
                 let declared = stored?.relations.map { Echo.name($0.field) }.joined(separator: ", ") ?? ""
-                throw CommandFailure("--join \(field): table \(Echo.name(table)) declares no relation on \(Echo.name(field)) (relations: \(declared.isEmpty ? "none" : declared))")
+                throw CommandFailure("--join \(name): table \(Echo.name(table)) declares no relation on \(Echo.name(field)) (relations: \(declared.isEmpty ? "none" : declared))")
             }
+            guard !joined.contains(where: { $0.field == field }) else { throw CommandFailure("--join \(name): the relation is joined twice") }
             joined.append(QueryRequest.Join(field: field, target: relation.targetTable))
             let target = try TableFields(relation.targetTable, in: metadata, snapshot: snapshot)
             printable += target.names.map { "\(field).\($0)" }
@@ -163,14 +172,22 @@ public struct QueryCommand: ParsableCommand {
         if isAggregating { printable = aggregateColumns }
         let allFields = TableFields(table: table, names: printable)
         let shown = try fields.map { list in
-            try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
-                let field = String(name).trimmingSpaces
-                try allFields.check(field, option: "--fields \(list)")
-                return field
+            var shown: [String] = []
+            for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let field = try allFields.resolve(String(name), option: "--fields \(list)")
+                // Each field is one column, one JSON member.
+                guard !shown.contains(field) else { throw CommandFailure("--fields \(list): \(Echo.name(field)) is named twice") }
+                shown.append(field)
             }
+            return shown
         } ?? printable
+        // An id on a table of string ids is its text, as an unquoted value on a field of strings.
+        let id = try self.id.map { text in
+            try FieldCondition(field: "id", op: .equal, operands: [FieldCondition.value(text)], texts: [text])
+                .fitted(to: tableFields.kinds["id"] == .string ? .string : nil, field: "id", option: "--id \(text)").operands[0]
+        }
         return QueryRequest(
-            table: table, id: id.map(FieldCondition.value), conditions: parsed, sort: sort, descending: desc,
+            table: table, id: id, conditions: parsed, sort: sort, descending: desc,
             offset: offset, limit: limit, fields: shown, countOnly: count, explain: explain,
             format: json ? .json : (format ?? .automatic), joins: joined,
             groupBy: groupBy, aggregates: isAggregating ? aggregates : [])

@@ -49,7 +49,8 @@ public struct ShellCommand: ParsableCommand {
                 continue
             case "tables", ".tables":
                 for table in metadata.tables {
-                    printEscaped("\(table.name): \(Echo.grouped(table.rowCount)) records; fields \(table.columns.map(\.name).joined(separator: ", "))")
+                    let fields = table.columns.map(\.name).filter { $0 != NullMeaning.absentFieldsColumn }
+                    printEscaped("\(table.name): \(Echo.grouped(table.rowCount)) records; fields \(fields.joined(separator: ", "))")
                 }
                 continue
             default: break

@@ -90,12 +90,34 @@ struct RowPrinter {
         return cut(Echo.escaped(text))
     }
 
+    /// At most 40 columns of screen.
     private static func cut(_ text: String) -> String {
-        text.count > 40 ? text.prefix(39) + "…" : text
+        guard width(text) > 40 else { return text }
+        var kept = "", used = 0
+        for character in text {
+            let next = width(of: character)
+            if used + next > 39 { break }
+            kept.append(character)
+            used += next
+        }
+        return kept + "…"
     }
 
-    /// The number of characters a cell takes on screen (one per grapheme cluster).
-    private static func width(_ text: String) -> Int { text.count }
+    /// The columns a cell takes on screen: two for each wide character (CJK ideographs,
+    /// kana, Hangul, fullwidth forms, most emoji), one for any other grapheme cluster.
+    static func width(_ text: String) -> Int {
+        text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    private static func width(of character: Character) -> Int {
+        guard let scalar = character.unicodeScalars.first?.value, scalar >= 0x1100 else { return 1 }
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+            0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(scalar) } ? 2 : 1
+    }
 }
 
 extension String {

@@ -76,9 +76,21 @@ struct QueryRequest {
         let pushdown = SQLPushdown(stored)
         let selecting = conditions + (id.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)
+        var selected = filter
+        // A page of records in an order SQL can say: only the rows that can be on it.
+        if isExact, !countOnly, !isAggregating, let limit {
+            let (first, overflow) = (offset ?? 0).addingReportingOverflow(limit)
+            let candidates = overflow ? nil : try reportingFailures {
+                try pushdown.candidates(sortedBy: sort ?? "id", descending: descending, first: first, of: table, filter, reader: reader)
+            }
+            if let (clause, arguments) = candidates {
+                selected.clauses.append(clause)
+                selected.arguments += arguments
+            }
+        }
         if explain {
             var standardError = StandardError()
-            let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
+            let clauses = selected.clauses.isEmpty ? "every row" : selected.clauses.joined(separator: " AND ")
             print("plan: read from the snapshot: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
         }
         if countOnly, !isAggregating, isExact {
@@ -87,9 +99,11 @@ struct QueryRequest {
         if isAggregating, isExact, let grouped = try pushdown.groups(of: table, filter, by: groupBy, aggregates, reader: reader) {
             return RowPrinter(format: format, fields: fields).text(ordered(grouped))
         }
-        let records = try reportingFailures { try reader.records(table, filter) }
+        let records = try reportingFailures { try reader.records(table, selected) }
+        // The snapshot's whole schema, its other tables empty: the same indexes give the
+        // same plan, so records that tie under --sort come in the order a restore gives.
         let state = try reportingFailures {
-            try EntityState.build(schema: try Schema([Table<DynamicRecord>(table)])) { transaction in
+            try EntityState.build(schema: try Snapshot.dynamicSchema(for: reader.metadata)) { transaction in
                 try transaction[Table<DynamicRecord>(table)].insert(contentsOf: records)
             }
         }

@@ -14,11 +14,18 @@ import EntityStoreSQLite
 struct SQLPushdown {
     /// The kind of each column, the id's included.
     let kinds: [String: ColumnKind]
+    /// What NULL means in each column.
+    let nulls: [String: NullMeaning]
 
     init(_ table: SnapshotMetadata.TableMetadata) {
         var kinds: [String: ColumnKind] = ["id": table.idKind]
-        for column in table.columns { kinds[column.name] = column.kind }
+        var nulls: [String: NullMeaning] = ["id": .absent]
+        for column in table.columns {
+            kinds[column.name] = column.kind
+            nulls[column.name] = column.nulls
+        }
         self.kinds = kinds
+        self.nulls = nulls
     }
 
     /// The filter for the conditions SQL can answer exactly, and whether that is all of them.
@@ -80,6 +87,28 @@ struct SQLPushdown {
         case (.bool, .bool(let flag)): .integer(flag ? 1 : 0)
         default: nil
         }
+    }
+
+    /// A clause that keeps, of the rows `filter` selects, every one that can be among the
+    /// first `count` in the order of `field` (records without it last, as in memory),
+    /// or nil when SQL cannot say so exactly.
+    ///
+    /// It holds on a column of numbers, which SQLite and the in-memory order both compare
+    /// by value: the rows up to the `count`-th value (all of its ties included), and in
+    /// increasing order the rows whose column holds `null`, which sorts before every number
+    /// (largest first, null comes after the numbers, and a missing field always last); and
+    /// on integer ids. Text is left out: Swift orders canonically equivalent strings as
+    /// equal, SQLite by their bytes. The same query then runs in memory on these rows alone.
+    func candidates(
+        sortedBy field: String, descending: Bool, first count: Int, of table: String, _ filter: SnapshotTableReader.Filter,
+        reader: SnapshotTableReader
+    ) throws -> (String, [SQLiteValue])? {
+        guard count > 0, let kind = kinds[field], [.integer, .double, .number].contains(kind) else { return nil }
+        guard let boundary = try reader.value(of: field, in: table, filter, descending: descending, at: count - 1) else { return nil }
+        let column = quoteIdentifier(field)
+        let clause = "\(column) \(descending ? ">=" : "<=") ?"
+        let nullsFirst = !descending && nulls[field] != .absent
+        return (nullsFirst ? "\(clause) OR \(column) IS NULL" : clause, [boundary])
     }
 
     /// The aggregate rows of a group-by, computed by SQLite, or nil when it cannot give

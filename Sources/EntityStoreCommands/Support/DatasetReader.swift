@@ -24,6 +24,8 @@ struct DatasetReader {
     /// text first gives the records' keys (the first thousand records of each table are
     /// read for it; fields only later records have follow by name).
     private(set) var fieldOrder: [String: [String]] = [:]
+    /// The header of each table read from a CSV file.
+    private var csvHeaders: [String: [String]] = [:]
 
     /// Reads `path`, a file or a directory.
     /// - Throws: ``CommandFailure`` naming the file, the table, the record and the problem.
@@ -33,6 +35,9 @@ struct DatasetReader {
         let info: FileInfo?
         do { info = try FileInfo.following(path) } catch { throw CommandFailure("'\(path)': \(error)") }
         guard let info else { throw CommandFailure("'\(path)': no such file or directory") }
+        if let csvTable, info.kind == .directory || !path.hasSuffix(".csv") {
+            throw CommandFailure("--table \(csvTable): names the table of a single .csv file; '\(path)' is \(info.kind == .directory ? "a directory, whose files name their tables" : "not a .csv file")")
+        }
         if info.kind == .directory {
             let entries: [String?]
             do { entries = try FileCalls.entries(of: path) } catch {
@@ -80,6 +85,7 @@ struct DatasetReader {
                 sources[table] = path
             }
         }
+        try csv.check(against: csvHeaders, input: path)
     }
 
     /// Reads the whole file. Its type is checked before it is opened, and the open does
@@ -118,7 +124,9 @@ struct DatasetReader {
         let parsed = try CSVTable(data: try Self.read(file), file: file, options: options)
         try add(records: parsed.records, table: table, file: file) { "row \($0 + 1)" }
         kinds[table] = Dictionary(uniqueKeysWithValues: zip(parsed.header, parsed.kinds))
-        fieldOrder[table] = parsed.header
+        // The id column is the id, not a field.
+        fieldOrder[table] = parsed.header.filter { $0 != parsed.idColumn }
+        csvHeaders[table] = parsed.header
     }
 
     private mutating func readLines(_ file: String, table: String) throws {

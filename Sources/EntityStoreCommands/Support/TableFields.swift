@@ -5,10 +5,13 @@ import EntityStoreSQLite
 /// names an option gives: a misspelt field is an error that lists the real ones, never a
 /// query that silently matches nothing.
 struct TableFields {
-    /// The table's name.
+    /// The table's name, as the snapshot spells it.
     let table: String
     /// The field names in the snapshot's column order, `id` first.
     let names: [String]
+    /// The kind of each field's column, the id's included (empty when not read from a
+    /// snapshot).
+    private(set) var kinds: [String: ColumnKind] = [:]
 
     /// The fields of `table` in `metadata`.
     /// - Throws: ``CommandFailure`` naming the snapshot's tables when it has no such table.
@@ -17,10 +20,13 @@ struct TableFields {
             let tables = metadata.tables.map { Echo.name($0.name) }.joined(separator: ", ")
             throw CommandFailure("\(snapshot): no table \(Echo.name(table)) (tables: \(tables.isEmpty ? "none" : tables))")
         }
-        self.table = table
+        // A canonically equivalent name finds the table; SQL needs the stored spelling.
+        self.table = stored.name
         // The hidden column of missing fields is the format's, not a field.
-        let columns = stored.columns.map(\.name).filter { $0 != NullMeaning.absentFieldsColumn }
-        names = ["id"] + columns.filter { $0 != "id" }
+        let columns = stored.columns.filter { $0.name != NullMeaning.absentFieldsColumn }
+        names = ["id"] + columns.map(\.name).filter { $0 != "id" }
+        for column in columns { kinds[column.name] = column.kind }
+        kinds["id"] = stored.idKind
     }
 
     /// The fields of the records of an in-memory table (`id` first, then the others in name
@@ -40,7 +46,15 @@ struct TableFields {
 
     /// Throws unless `field` is one of the table's fields; `option` names what gave it.
     func check(_ field: String, option: String) throws {
-        guard !names.contains(field) else { return }
+        _ = try resolve(field, option: option)
+    }
+
+    /// The table's spelling of `field` (a canonically equivalent name, say a decomposed
+    /// `é`, finds it; SQL needs the stored bytes), or of `field` without surrounding
+    /// spaces when no field has them.
+    /// - Throws: ``CommandFailure`` listing the fields when there is no such field.
+    func resolve(_ field: String, option: String) throws -> String {
+        if let name = names.first(where: { $0 == field }) ?? names.first(where: { $0 == field.trimmingSpaces }) { return name }
         throw CommandFailure("\(option): table \(Echo.name(table)) has no field \(Echo.name(field)) (fields: \(listed))")
     }
 

@@ -6,6 +6,6 @@ public enum ToolVersion {
     /// The release of the package.
     public static let release = "0.13.0"
 
-    /// `0.13.0 (snapshot format 2)`.
+    /// `0.13.0 (snapshot format 3)`.
     public static var description: String { "\(release) (snapshot format \(Snapshot.formatVersion))" }
 }

@@ -18,7 +18,8 @@ struct DynamicKinds {
     /// Whether some column's `NULL` can mean either, so rows list the fields they lack.
     private var hasEither = false
 
-    /// The columns for `rows`; fields come in `preferredOrder`, then the others by name.
+    /// The columns for `rows`; fields come in `preferredOrder` (each listed field is a
+    /// column, even one no record has), then the others by name.
     /// - Complexity: O(n × fields) for n records.
     init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = []) {
         var seen: [String: ColumnKind] = [:]
@@ -55,9 +56,17 @@ struct DynamicKinds {
                 nulls[name] = count == rowCount ? .null : .either
             }
         }
+        // A listed field that no record has is a column of NULLs all the same (a CSV file's
+        // header names its columns even when no row follows).
+        var listed = Set<String>()
+        let preferred = preferredOrder.filter { name in
+            name != "id" && name != NullMeaning.absentFieldsColumn && listed.insert(name).inserted
+        }
+        for name in preferred where kinds[name] == nil {
+            kinds[name] = .null
+            nulls[name] = .absent
+        }
         hasEither = nulls.values.contains(.either)
-        let preferred = preferredOrder.filter { kinds[$0] != nil }
-        let listed = Set(preferred)
         order = preferred + kinds.keys.filter { !listed.contains($0) }.sorted()
     }
 

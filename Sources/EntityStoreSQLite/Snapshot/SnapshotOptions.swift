@@ -22,7 +22,8 @@ public struct SnapshotOptions: Sendable {
     /// Called as rows are written or read (about every 10,000 rows and at the end of each table).
     public var progress: (@Sendable (SnapshotProgress) -> Void)?
     /// The column order of dynamic tables, by table name: the fields listed come first, in
-    /// this order, and the others after them by name (the default for every field).
+    /// this order, and the others after them by name (the default for every field). A
+    /// listed field that no record has is a column of NULLs, read back as missing.
     public var fieldOrder: [String: [String]] = [:]
     /// Whether a write records when it happened (`created_at` in `entitystore_meta`). Off,
     /// the file depends on the state alone: the same state writes the same bytes.

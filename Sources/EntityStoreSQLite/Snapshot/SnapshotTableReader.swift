@@ -61,6 +61,26 @@ package struct SnapshotTableReader {
         }
     }
 
+    /// The value of `column` at `position` (0 for the first) in the order of the non-NULL
+    /// values of the rows of `table` that `filter` selects, largest first when
+    /// `descending`; nil when fewer rows have one. O(n log k) for k = position + 1 inside
+    /// SQLite, O(log n + k) with an SQL index on the column.
+    package func value(
+        of column: String, in table: String, _ filter: Filter, descending: Bool, at position: Int
+    ) throws(SnapshotError) -> SQLiteValue? {
+        let name = quoteIdentifier(column)
+        var selecting = filter
+        selecting.clauses.append("\(name) IS NOT NULL")
+        do {
+            let rows = try connection.prepare(
+                "SELECT \(name) FROM \(quoteIdentifier(table))\(selecting.whereClause) ORDER BY \(name)\(descending ? " DESC" : "") LIMIT 1 OFFSET ?")
+                .rows(selecting.arguments + [.integer(Int64(position))])
+            return rows.first?.first
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+    }
+
     /// The values of `expressions` (SQL built with `quoteIdentifier` names) over the rows
     /// of `table` that `filter` selects, grouped by `groupBy` when given: one array per
     /// result row.

@@ -42,6 +42,12 @@ enum CSVColumnKind: String, CaseIterable {
 
     /// A finite decimal number (`2.5`, `-1e3`, `.5` is refused: JSON spelling only).
     static func double(_ text: String) -> Double? {
+        // A JSON number starts with a minus or a digit and ends with a digit: " 1" and
+        // "1 " are text, kept as written.
+        let isDigit = { (byte: UInt8) in byte >= 48 && byte <= 57 }
+        guard let first = text.utf8.first, let last = text.utf8.last, first == UInt8(ascii: "-") || isDigit(first), isDigit(last) else {
+            return nil
+        }
         guard let value = try? JSONValue(parsing: text), let number = value.doubleValue else { return nil }
         if case .string = value { return nil }
         return number

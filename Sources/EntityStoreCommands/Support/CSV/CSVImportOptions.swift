@@ -1,4 +1,5 @@
 import ArgumentParser
+import EntityStore
 
 /// `import` options for CSV inputs: the id column, column kinds, and the texts read as null.
 struct CSVImportOptions: ParsableArguments {
@@ -8,7 +9,7 @@ struct CSVImportOptions: ParsableArguments {
     var idColumns: [String] = []
 
     @Option(name: .customLong("types"), help: ArgumentHelp(
-        "CSV: read a column as integer, double, bool or string instead of the inferred kind: [TABLE.]COLUMN=KIND (repeatable).",
+        "CSV: read a column as integer, double, bool or string instead of the inferred kind: COLUMN=KIND in every file with the column, TABLE.COLUMN=KIND in one (repeatable).",
         valueName: "[table.]column=kind"))
     var types: [String] = []
 
@@ -29,7 +30,12 @@ struct CSVImportOptions: ParsableArguments {
         }
     }
 
-    /// The options for the CSV file of `table`.
+    /// Whether no CSV option is given.
+    var isEmpty: Bool { idColumns.isEmpty && types.isEmpty && nullTexts.isEmpty }
+
+    /// The options for the CSV file of `table`. A `--types` without a table applies to
+    /// the files whose header has the column; one naming a table, to that table's file,
+    /// whose header must have it.
     func options(for table: String) throws -> CSVTable.Options {
         var options = CSVTable.Options()
         options.nullTexts.formUnion(nullTexts)
@@ -41,16 +47,52 @@ struct CSVImportOptions: ParsableArguments {
             }
         }
         for option in types {
-            guard let equals = option.firstIndex(of: "="), let kind = CSVColumnKind(rawValue: String(option[option.index(after: equals)...])) else {
-                throw ValidationError("--types \(option): expected [TABLE.]COLUMN=KIND")
-            }
-            let target = option[..<equals]
-            if let dot = target.firstIndex(of: "."), target[..<dot] == table {
-                options.kinds[String(target[target.index(after: dot)...])] = kind
-            } else if !target.contains(".") {
-                options.kinds[String(target)] = kind
+            let (target, column, kind) = try Self.split(type: option)
+            if let target {
+                if target == table { options.kinds[column] = kind }
+            } else {
+                options.kindsWherePresent[column] = kind
             }
         }
         return options
+    }
+
+    /// Throws unless each table and column these options name is one of the CSV files
+    /// read: `headers` holds each CSV table's header (a file's own options check the
+    /// columns they name for it). With no CSV file read, any CSV option is an error.
+    func check(against headers: [String: [String]], input: String) throws {
+        guard !headers.isEmpty else {
+            guard isEmpty else {
+                let given = idColumns.isEmpty ? (types.isEmpty ? "--null" : "--types") : "--id"
+                throw CommandFailure("'\(input)': \(given) applies to CSV files, and the input has none")
+            }
+            return
+        }
+        let tables = headers.keys.sorted().map { Echo.name($0) }.joined(separator: ", ")
+        for option in idColumns {
+            if let equals = option.firstIndex(of: "="), headers[String(option[..<equals])] == nil {
+                throw CommandFailure("--id \(option): no CSV file gives table \(Echo.name(String(option[..<equals]))) (CSV tables: \(tables))")
+            }
+        }
+        for option in types {
+            let (target, column, _) = try Self.split(type: option)
+            if let target {
+                guard headers[target] != nil else {
+                    throw CommandFailure("--types \(option): no CSV file gives table \(Echo.name(target)) (CSV tables: \(tables))")
+                }
+            } else if !headers.values.contains(where: { $0.contains(column) }) {
+                throw CommandFailure("--types \(option): no CSV file has a column \(Echo.name(column)) (CSV tables: \(tables))")
+            }
+        }
+    }
+
+    /// `[TABLE.]COLUMN=KIND` as its parts.
+    private static func split(type option: String) throws -> (table: String?, column: String, kind: CSVColumnKind) {
+        guard let equals = option.firstIndex(of: "="), let kind = CSVColumnKind(rawValue: String(option[option.index(after: equals)...])) else {
+            throw ValidationError("--types \(option): expected [TABLE.]COLUMN=KIND")
+        }
+        let target = option[..<equals]
+        guard let dot = target.firstIndex(of: ".") else { return (nil, String(target), kind) }
+        return (String(target[..<dot]), String(target[target.index(after: dot)...]), kind)
     }
 }

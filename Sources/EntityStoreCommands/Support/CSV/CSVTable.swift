@@ -10,8 +10,11 @@ struct CSVTable {
         /// The column holding the ids; nil: a column named `id` if there is one, else the
         /// row number (1 for the first record).
         var idColumn: String?
-        /// Column kinds that override inference, by column name.
+        /// Column kinds that override inference, by column name; the header must have
+        /// each column.
         var kinds: [String: CSVColumnKind] = [:]
+        /// Column kinds that override inference where the header has the column.
+        var kindsWherePresent: [String: CSVColumnKind] = [:]
         /// The texts read as `null` (an empty field always is).
         var nullTexts: Set<String> = [""]
     }
@@ -22,6 +25,8 @@ struct CSVTable {
     let records: [DynamicRecord]
     /// The kind each column was read as, in header order.
     let kinds: [CSVColumnKind]
+    /// The column holding the ids, if any (else ids are row numbers).
+    let idColumn: String?
 
     /// Reads `data`, the contents of `file`.
     /// - Throws: ``CommandFailure`` naming the file, the line and the problem.
@@ -64,9 +69,22 @@ struct CSVTable {
         if let idColumn, !seen.contains(idColumn) {
             throw CommandFailure("'\(file)': --id \(Echo.name(idColumn)): the header has no such column (columns: \(header.map { Echo.name($0) }.joined(separator: ", ")))")
         }
-        let kinds = zip(header, columns).map { name, values in options.kinds[name] ?? CSVColumnKind.inferred(from: values) }
+        // A record's "id" is its id: a column of that name beside the ids would be lost.
+        if let idColumn, idColumn != "id", seen.contains("id") {
+            throw CommandFailure("'\(file)': --id \(Echo.name(idColumn)) takes the ids from that column, but the header also has a column 'id', which would be lost; rename it")
+        }
+        if let idColumn, let given = options.kinds[idColumn] ?? options.kindsWherePresent[idColumn], given != .integer, given != .string {
+            throw CommandFailure("'\(file)': column \(Echo.name(idColumn)) holds the ids, which are integers or strings; --types cannot read it as \(given.rawValue)")
+        }
+        let kinds = zip(header, columns).map { name, values in
+            if let given = options.kinds[name] ?? options.kindsWherePresent[name] { return given }
+            let inferred = CSVColumnKind.inferred(from: values)
+            // Ids are integers or strings: an id column of other values (1.5, true) is text.
+            return name == idColumn && inferred != .integer ? .string : inferred
+        }
         self.header = header
         self.kinds = kinds
+        self.idColumn = idColumn
         records = try Self.records(header: header, columns: columns, kinds: kinds, idColumn: idColumn, lines: lines, file: file)
     }
 
