@@ -19,11 +19,9 @@ extension EntityStore {
         return registered(filing: query.filing) { state in
             let engine = query.makeRowEngine(query, state, origin)
             return LiveList<E>(
-                value: engine.rows(), revision: state.revision,
-                initialDiff: { rows in LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: rows) }
-            ) { changes in
-                engine.apply(changes).map { LiveStep(value: engine.rows(), diff: $0) }
-            }
+                current: engine.rows, revision: state.revision,
+                initialDiff: { rows in LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: rows) },
+                step: engine.apply)
         }
     }
 

@@ -112,6 +112,8 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         }
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
+        // The old contributions are keyed by the rows' previous sequences (a row removed and
+        // inserted again within one batch is "updated" with a new one).
         let previousRows = changes.previous.storage(named: table, as: E.self)?.rows
         let key = key, value = value, qualifies = qualifies
         /// Each touched group's aggregates before the commit.
@@ -179,11 +181,9 @@ extension EntityStore {
         return registered(filing: query.filing) { state in
             let engine = Lock(GroupEngine(query: query, key: readKey, value: readValue, state: state))
             return LiveGroups<Key, Value>(
-                value: engine.withLock { $0.values }, revision: state.revision,
-                initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() }
-            ) { changes in
-                engine.withLock { engine in engine.apply(changes).map { LiveStep(value: engine.values, diff: $0) } }
-            }
+                current: { engine.withLock { $0.values } }, revision: state.revision,
+                initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() },
+                step: { changes in engine.withLock { $0.apply(changes) } })
         }
     }
 }

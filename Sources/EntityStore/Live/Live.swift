@@ -34,7 +34,6 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
 
     @usableFromInline
     struct Inner: Sendable {
-        @usableFromInline var value: Value
         @usableFromInline var revision: UInt64
         /// The store version (``StoreCore/Changes/version``) the value reflects: deliveries
         /// at or below it are already in the value. Set when the query is registered.
@@ -45,8 +44,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         @usableFromInline var wakeups = 0
 
         @inlinable
-        init(value: Value, revision: UInt64) {
-            self.value = value
+        init(revision: UInt64) {
             self.revision = revision
         }
     }
@@ -66,9 +64,13 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     }
 
     @usableFromInline let inner: Lock<Inner>
-    /// Brings the engine up to a commit; returns the new value and its diff, or nil if the
-    /// value did not change. Called under `inner`'s lock, so one commit at a time.
-    @usableFromInline let step: @Sendable (Changes<EntityState>) -> LiveStep<Value, Diff>?
+    /// The engine's current value. The engine is the value's only holder between commits
+    /// (besides observers that keep a delivered value), so the next commit changes its
+    /// persistent structures in place instead of copying the paths it touches.
+    @usableFromInline let current: @Sendable () -> Value
+    /// Brings the engine up to a commit; returns the diff, or nil if the value did not
+    /// change. Called under `inner`'s lock, so one commit at a time.
+    @usableFromInline let step: @Sendable (Changes<EntityState>) -> Diff?
     /// The whole value as a diff, for a stream's first element.
     @usableFromInline let initialDiff: @Sendable (Value) -> Diff
     /// The body of ``refresh(_:)``, made by the (inlinable) initializer, so it is compiled
@@ -84,10 +86,11 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
 
     @inlinable
     init(
-        value: Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
-        step: @escaping @Sendable (Changes<EntityState>) -> LiveStep<Value, Diff>?
+        current: @escaping @Sendable () -> Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
+        step: @escaping @Sendable (Changes<EntityState>) -> Diff?
     ) {
-        self.inner = Lock(Inner(value: value, revision: revision))
+        self.inner = Lock(Inner(revision: revision))
+        self.current = current
         self.step = step
         self.initialDiff = initialDiff
         self.refreshBody = { live, changes in live.refreshValue(changes) }
@@ -113,7 +116,8 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// - Complexity: O(1).
     public var value: Value {
         registrar.access(self, keyPath: valueKeyPath)
-        return inner.withLock { $0.value }
+        let current = current
+        return inner.withLock { _ in current() }
     }
 
     /// The store revision the value reflects. O(1).
@@ -139,9 +143,12 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         bufferingPolicy: AsyncStream<Update>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<Update> {
         let (stream, continuation) = AsyncStream.makeStream(of: Update.self, bufferingPolicy: bufferingPolicy)
-        let initialDiff = initialDiff
+        let initialDiff = initialDiff, current = current
         let observation = observe(
-            startingWith: { continuation.yield(Update(value: $0.value, diff: initialDiff($0.value), revision: $0.revision)) },
+            startingWith: { inner in
+                let value = current()
+                continuation.yield(Update(value: value, diff: initialDiff(value), revision: inner.revision))
+            },
             onTermination: { continuation.finish() }
         ) { continuation.yield($0) }
         continuation.onTermination = { _ in observation.cancel() }
@@ -181,9 +188,8 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
             let revision = changes.current.revision
             inner.revision = revision
             inner.wakeups += 1
-            guard let next = step(changes) else { return nil }
-            inner.value = next.value
-            return Delivery(update: Update(value: next.value, diff: next.diff, revision: revision), observers: inner.observers)
+            guard let diff = step(changes) else { return nil }
+            return Delivery(update: Update(value: current(), diff: diff, revision: revision), observers: inner.observers)
         }
         guard let delivery else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
@@ -193,19 +199,6 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
             guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
             entry.handler(delivery.update)
         }
-    }
-}
-
-/// A live query's new value and its diff, from one commit.
-@usableFromInline
-struct LiveStep<Value: Sendable, Diff: Sendable> {
-    @usableFromInline let value: Value
-    @usableFromInline let diff: Diff
-
-    @inlinable
-    init(value: Value, diff: Diff) {
-        self.value = value
-        self.diff = diff
     }
 }
 

@@ -68,6 +68,7 @@ public typealias LiveJoin<E: Entity, T: Entity> = Live<JoinedRows<E, T>, JoinDif
 struct JoinEngine<E: Entity, T: Entity>: Sendable {
     @usableFromInline let rowsEngine: RowEngineHandle<E>
     @usableFromInline let reference: @Sendable (E) -> T.ID
+    @usableFromInline let sourceTable: String
     @usableFromInline let targetTable: String
     @usableFromInline var counts: [T.ID: Int] = [:]
     @usableFromInline var referenced = TreeDictionary<T.ID, T>()
@@ -75,10 +76,11 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
     @usableFromInline let registration: DynamicRegistration
 
     @inlinable
-    init(rowsEngine: RowEngineHandle<E>, reference: @escaping @Sendable (E) -> T.ID, target: Table<T>, state: EntityState,
-         registration: DynamicRegistration) {
+    init(rowsEngine: RowEngineHandle<E>, reference: @escaping @Sendable (E) -> T.ID, source: Table<E>, target: Table<T>,
+         state: EntityState, registration: DynamicRegistration) {
         self.rowsEngine = rowsEngine
         self.reference = reference
+        self.sourceTable = source.name
         self.targetTable = target.name
         self.registration = registration
         let targets = state.storage(named: targetTable, as: T.self)?.rows
@@ -96,63 +98,84 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
 
     @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> JoinDiff<E, T>? {
-        let oldRows = rowsEngine.rows()
-        var rowsDiff = LiveDiff<E>()
-        var referencedDiff: [T.ID: T?] = [:]
         let targets = changes.current.storage(named: targetTable, as: T.self)?.rows
+        // A restore, or a raw core commit whose change set does not lead from the previous
+        // state: the rows and any referenced entity may have changed.
+        let replaced = changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous)
+        let rowsDiff = rowsEngine.apply(changes)
+        var referencedDiff: [T.ID: T?] = [:]
         var added: [WatchKey] = [], removed: [WatchKey] = []
-        func retain(_ id: T.ID) {
-            counts[id, default: 0] += 1
-            guard counts[id] == 1 else { return }
-            referenced[id] = targets?[id]?.value
-            added.append(WatchKey(id))
-        }
-        func release(_ id: T.ID) {
-            guard let count = counts[id] else { return }
-            if count > 1 {
-                counts[id] = count - 1
-                return
+        if replaced {
+            var newCounts: [T.ID: Int] = [:]
+            for row in rowsEngine.rows() { newCounts[reference(row), default: 0] += 1 }
+            var newReferenced = TreeDictionary<T.ID, T>()
+            for id in newCounts.keys {
+                let value = targets?[id]?.value
+                if let value { newReferenced[id] = value }
+                if counts[id] == nil {
+                    added.append(WatchKey(id))
+                } else if referenced[id] != value {
+                    referencedDiff[id] = .some(value)
+                }
             }
-            counts.removeValue(forKey: id)
-            referenced.removeValue(forKey: id)
-            removed.append(WatchKey(id))
-        }
-        if let diff = rowsEngine.apply(changes) {
-            rowsDiff = diff
-            for removal in diff.removed {
-                if let old = oldRows.row(id: removal.id) { release(reference(old)) }
+            for id in counts.keys where newCounts[id] == nil { removed.append(WatchKey(id)) }
+            counts = newCounts
+            referenced = newReferenced
+        } else {
+            let sourceChanges = changes.current.changeSet.tables[sourceTable] as? TableChanges<E>
+            let sourceRows = changes.current.storage(named: sourceTable, as: E.self)?.rows
+            /// The row's value before the commit: the change set's for a changed row, the
+            /// table's for one the window let go unchanged.
+            func oldValue(_ id: E.ID) -> E? {
+                sourceChanges?.updated[id] ?? sourceChanges?.removed[id] ?? sourceRows?[id]?.value
             }
-            // An inserted row was not in the old result as such (a restore's diff removes
-            // every old row first), so only updated and moved rows release a reference.
-            for insertion in diff.inserted { retain(reference(insertion.entity)) }
-            for change in diff.updated {
-                if let old = oldRows.row(id: change.entity.id) { release(reference(old)) }
-                retain(reference(change.entity))
+            func retain(_ id: T.ID) {
+                counts[id, default: 0] += 1
+                guard counts[id] == 1 else { return }
+                referenced[id] = targets?[id]?.value
+                added.append(WatchKey(id))
             }
-            for move in diff.moved {
-                if let old = oldRows.row(id: move.entity.id) { release(reference(old)) }
-                retain(reference(move.entity))
+            func release(_ id: T.ID) {
+                guard let count = counts[id] else { return }
+                if count > 1 {
+                    counts[id] = count - 1
+                    return
+                }
+                counts.removeValue(forKey: id)
+                referenced.removeValue(forKey: id)
+                removed.append(WatchKey(id))
             }
-        }
-        func refresh(_ id: T.ID) {
-            guard counts[id] != nil else { return }
-            let value = targets?[id]?.value
-            guard referenced[id] != value else { return }
-            referenced[id] = value
-            referencedDiff[id] = .some(value)
-        }
-        // Referenced entities changed by the commit. A restore, or a raw core commit whose
-        // change set does not lead from the previous state, may have changed any of them.
-        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
-            for id in counts.keys { refresh(id) }
-        } else if let targetChanges = changes.current.changeSet.tables[targetTable] as? TableChanges<T> {
-            for id in targetChanges.inserted { refresh(id) }
-            for id in targetChanges.updated.keys { refresh(id) }
-            for id in targetChanges.removed.keys { refresh(id) }
+            if let diff = rowsDiff {
+                for removal in diff.removed {
+                    if let old = oldValue(removal.id) { release(reference(old)) }
+                }
+                for insertion in diff.inserted { retain(reference(insertion.entity)) }
+                for change in diff.updated {
+                    if let old = oldValue(change.entity.id) { release(reference(old)) }
+                    retain(reference(change.entity))
+                }
+                for move in diff.moved {
+                    if let old = oldValue(move.entity.id) { release(reference(old)) }
+                    retain(reference(move.entity))
+                }
+            }
+            // Referenced entities changed by the commit.
+            if let targetChanges = changes.current.changeSet.tables[targetTable] as? TableChanges<T> {
+                func refresh(_ id: T.ID) {
+                    guard counts[id] != nil else { return }
+                    let value = targets?[id]?.value
+                    guard referenced[id] != value else { return }
+                    referenced[id] = value
+                    referencedDiff[id] = .some(value)
+                }
+                for id in targetChanges.inserted { refresh(id) }
+                for id in targetChanges.updated.keys { refresh(id) }
+                for id in targetChanges.removed.keys { refresh(id) }
+            }
         }
         if !added.isEmpty || !removed.isEmpty { registration.update(adding: added, removing: removed) }
-        if rowsDiff.isEmpty, referencedDiff.isEmpty { return nil }
-        return JoinDiff(rows: rowsDiff, referenced: referencedDiff)
+        if rowsDiff == nil, referencedDiff.isEmpty { return nil }
+        return JoinDiff(rows: rowsDiff ?? LiveDiff(), referenced: referencedDiff)
     }
 }
 
@@ -193,17 +216,16 @@ extension EntityStore {
         let origin = nextLiveOrigin()
         return registeredJoin(query, target: target) { state, registration in
             let rows = query.makeRowEngine(query, state, origin)
-            let engine = JoinEngine(rowsEngine: rows, reference: read, target: target, state: state, registration: registration)
+            let engine = JoinEngine(
+                rowsEngine: rows, reference: read, source: query.table, target: target, state: state, registration: registration)
             let ids = engine.referencedIDs
             let locked = Lock(engine)
             let live = LiveJoin<E, T>(
-                value: engine.value, revision: state.revision,
+                current: { locked.withLock { $0.value } }, revision: state.revision,
                 initialDiff: { joined in
                     JoinDiff(rows: LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: joined.rows))
-                }
-            ) { changes in
-                locked.withLock { engine in engine.apply(changes).map { LiveStep(value: engine.value, diff: $0) } }
-            }
+                },
+                step: { changes in locked.withLock { $0.apply(changes) } })
             return JoinBuild(live: live, ids: ids)
         }
     }

@@ -137,10 +137,11 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         }
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
+        guard let limit else { return applyInPlace(tableChanges, storage) }
 
         let old = snapshot
         let qualifies = qualifies, ordering = ordering
-        let wasFull = limit.map { old.count >= $0 } ?? false
+        let wasFull = old.count >= limit
         let boundary = wasFull ? old.rows.last?.key : nil
         var touched: [E.ID: Touch] = [:]
 
@@ -160,7 +161,7 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         for id in tableChanges.updated.keys { reconsider(id) }
         for id in tableChanges.removed.keys { reconsider(id) }
 
-        if let limit {
+        do {
             while snapshot.count > limit, let last = snapshot.rows.last {
                 snapshot.remove(last.value.id)
                 touched[last.value.id, default: Touch(old: last.key, new: nil)].new = nil
@@ -175,6 +176,83 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         guard let diff = Self.diff(touched, old: old, new: snapshot) else { return nil }
         generation += 1
         return diff
+    }
+
+    /// A changed row's place in the rows before the commit.
+    @usableFromInline
+    struct Before {
+        @usableFromInline let position: Position
+        @usableFromInline let offset: Int
+        @usableFromInline let entity: E
+
+        @inlinable
+        init(position: Position, offset: Int, entity: E) {
+            self.position = position
+            self.offset = offset
+            self.entity = entity
+        }
+    }
+
+    /// `apply` for a query without a limit, whose changed rows are exactly the table's:
+    /// the old offsets are read first, then the rows change in place (the engine is their
+    /// only holder between commits, unless an observer kept a delivered value), so no
+    /// path of the persistent structures is copied. O(changed rows × log k).
+    @inlinable
+    mutating func applyInPlace(_ tableChanges: TableChanges<E>, _ storage: TableStorage<E>) -> LiveDiff<E>? {
+        var before: [E.ID: Before] = [:]
+        func record(_ id: E.ID) {
+            guard let position = snapshot.positions[id], let offset = snapshot.rows.offset(of: position),
+                  let entity = snapshot.rows[position]
+            else { return }
+            before[id] = Before(position: position, offset: offset, entity: entity)
+        }
+        for id in tableChanges.updated.keys { record(id) }
+        for id in tableChanges.removed.keys { record(id) }
+
+        let qualifies = qualifies, ordering = ordering
+        var after: [E.ID: Position] = [:]
+        for id in tableChanges.removed.keys where before[id] != nil { snapshot.remove(id) }
+        func enter(_ id: E.ID) {
+            guard let row = storage.rows[id], qualifies(row.value) else {
+                if before[id] != nil { snapshot.remove(id) }
+                return
+            }
+            let position = ordering.position(of: row)
+            if let old = before[id], old.position == position {
+                snapshot.rows.updateValue(row.value, forKey: position)
+            } else {
+                if before[id] != nil { snapshot.remove(id) }
+                snapshot.insert(row.value, at: position)
+            }
+            after[id] = position
+        }
+        for id in tableChanges.updated.keys { enter(id) }
+        for id in tableChanges.inserted { enter(id) }
+
+        var removed: [LiveDiff<E>.Removal] = []
+        var inserted: [LiveDiff<E>.Insertion] = []
+        var updated: [LiveDiff<E>.Insertion] = []
+        var moved: [LiveDiff<E>.Move] = []
+        for (id, old) in before where after[id] == nil { removed.append(.init(offset: old.offset, id: id)) }
+        for (id, position) in after {
+            guard let offset = snapshot.rows.offset(of: position), let entity = snapshot.rows[position] else { continue }
+            if let old = before[id] {
+                if old.position != position {
+                    moved.append(.init(from: old.offset, to: offset, entity: entity))
+                } else if old.entity != entity {
+                    updated.append(.init(offset: offset, entity: entity))
+                }
+            } else {
+                inserted.append(.init(offset: offset, entity: entity))
+            }
+        }
+        if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
+        if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
+        if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }
+        if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
+        if moved.count > 1 { moved.sort { $0.to < $1.to } }
+        generation += 1
+        return LiveDiff(removed: removed, inserted: inserted, updated: updated, moved: moved)
     }
 
     /// Re-evaluates from scratch after a restore; the diff replaces every row.

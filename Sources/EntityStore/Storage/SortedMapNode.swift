@@ -10,22 +10,28 @@
 /// Nodes are shared between map versions. A node is mutated only while it is uniquely
 /// referenced; a shared node is copied first (path copying), so a version never observes
 /// another version's mutations.
+///
+/// The stored properties opt out of Swift's run-time exclusivity checks (a call into the
+/// runtime's access set on every access to a class's `var`, about a tenth of a B-tree
+/// update): a node is only mutated by the one map that references it uniquely, and
+/// never while the same node is being read (the methods below take each array in turn),
+/// which the checks would otherwise verify at run time.
 @usableFromInline
 final class SortedMapNode<Key: Comparable, Value> {
     /// Leaf: the element keys, ascending. Inner: the separators, ascending.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var keys: [Key]
     /// Leaf: the element values, parallel to `keys`. Inner: empty.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var values: [Value]
     /// Inner: the child nodes. Leaf: empty.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var children: [SortedMapNode]
     /// Inner: the element count of each child's subtree, parallel to `children`. Leaf: empty.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var counts: [Int]
     /// The number of elements in this subtree.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var count: Int
     /// Whether this node stores elements (as opposed to children).
     @usableFromInline

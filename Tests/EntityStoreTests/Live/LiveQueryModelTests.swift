@@ -93,8 +93,18 @@ import Testing
                 try store.batch {
                     for _ in 0..<Int.random(in: 1..<4, using: &random) { try store.write { try randomWrite($0) } }
                 }
-            case 5..<8:
+            case 5..<7:
                 try store.write { tx in for _ in 0..<Int.random(in: 2..<6, using: &random) { try randomWrite(tx) } }
+            case 7:
+                // A row removed and inserted again under its ID (a new insertion sequence),
+                // within one batch: the change set calls it updated.
+                if let id = store.state[items].ids.randomElement(using: &random) {
+                    let again = randomItem(id)
+                    try store.batch {
+                        try store.write { tx in _ = try tx[items].remove(id) }
+                        try store.write { tx in try tx[items].insert(again) }
+                    }
+                }
             default:
                 try store.write { try randomWrite($0) }
             }
