@@ -1,55 +1,86 @@
 import HashTreeCollections
 
+/// A walk over IDs of a table: calling ``walk`` calls its body with each ID in turn until
+/// the body returns false. Built where the index's and entity's types are known (in
+/// `@inlinable` code), so walking runs code compiled for them, with no iterator box.
+@usableFromInline
+struct IDWalk<E: Entity> {
+    @usableFromInline
+    let walk: (_ body: (E.ID) -> Bool) -> Void
+
+    @inlinable
+    init(_ walk: @escaping (_ body: (E.ID) -> Bool) -> Void) {
+        self.walk = walk
+    }
+
+    /// The IDs of `ids`, in its order.
+    @inlinable
+    init<S: Sequence>(_ ids: S) where S.Element == E.ID {
+        self.walk = { body in
+            for id in ids where !body(id) { return }
+        }
+    }
+
+    /// A grouped index's group (or a unique key's entry), in insertion order.
+    @inlinable
+    static func group(_ group: SortedMap<UInt64, E.ID>) -> IDWalk {
+        IDWalk { body in
+            for (_, id) in group where !body(id) { return }
+        }
+    }
+}
+
 /// The IDs an index proposes for a condition, read lazily: a unique key's one ID, a
 /// grouped key's group, or a range of an ordered index, with their count when the index
 /// knows it without walking them.
-struct QueryCandidates<E: Entity>: Sendable {
+@usableFromInline
+struct QueryCandidates<E: Entity> {
     /// The number of IDs, when known in O(1) (a unique or grouped lookup).
-    let count: Int?
-    /// Whether the IDs come in insertion order (a group, one ID), so that a query
-    /// without an order can stop at its limit.
-    let isInsertionOrder: Bool
-    /// A grouped index's group, walked directly (the common case, kept out of the
-    /// type-erased sequence).
-    let group: SortedMap<UInt64, E.ID>?
+    @usableFromInline let count: Int?
+    /// A grouped index's group, walked directly (the common case, kept out of the walk's
+    /// closure).
+    @usableFromInline let group: SortedMap<UInt64, E.ID>?
     /// Whether the IDs are exactly the condition's matches (else a superset the
     /// condition's test must trim).
-    let isExact: Bool
-    private let makeIDs: @Sendable () -> AnySequenceOfIDs<E>
+    @usableFromInline let isExact: Bool
+    /// The IDs, walked afresh at each call.
+    @usableFromInline let ids: IDWalk<E>
 
-    init(
-        count: Int?, isInsertionOrder: Bool, group: SortedMap<UInt64, E.ID>? = nil, isExact: Bool = true,
-        ids: @escaping @Sendable () -> AnySequenceOfIDs<E>
-    ) {
+    @inlinable
+    init(count: Int?, group: SortedMap<UInt64, E.ID>? = nil, isExact: Bool = true, ids: IDWalk<E>) {
         self.count = count
-        self.isInsertionOrder = isInsertionOrder
         self.group = group
         self.isExact = isExact
-        self.makeIDs = ids
+        self.ids = ids
     }
 
-    /// The IDs, walked afresh.
-    var ids: AnySequenceOfIDs<E> { makeIDs() }
-
-    static var none: QueryCandidates { QueryCandidates(count: 0, isInsertionOrder: true) { AnySequenceOfIDs(EmptyCollection()) } }
-
     /// One ID or none.
+    @inlinable
     static func one(_ id: E.ID?) -> QueryCandidates {
-        QueryCandidates(count: id == nil ? 0 : 1, isInsertionOrder: true) { AnySequenceOfIDs(id.map { [$0] } ?? []) }
+        QueryCandidates(count: id == nil ? 0 : 1, ids: IDWalk { body in if let id { _ = body(id) } })
     }
 
     /// A grouped index's group, in insertion order. O(1) to make and count.
+    @inlinable
     static func group(_ group: SortedMap<UInt64, E.ID>) -> QueryCandidates {
-        QueryCandidates(count: group.count, isInsertionOrder: true, group: group) { AnySequenceOfIDs(group.lazy.map { $0.value }) }
+        QueryCandidates(count: group.count, group: group, ids: .group(group))
     }
 }
 
 extension TableStorage {
-    /// The IDs whose key equals `key` in a unique, grouped or ordered index among
-    /// `positions`; nil if none of them can answer. O(1) (unique, grouped) or O(log n)
-    /// (ordered) to find, then lazy.
-    func candidatesEqual<Key: Hashable & Sendable>(_ key: Key, usingIndexesAt positions: [Int]) -> QueryCandidates<E>? {
-        for position in positions {
+    /// Whether the index at `position` is declared on `keyPath`. Compares the key path
+    /// objects first (a literal is usually the same object each time it is evaluated).
+    @inlinable
+    func isIndex(_ position: Int, on keyPath: AnyKeyPath) -> Bool {
+        guard let declared = descriptor.indexes[position].keyPath?.keyPath else { return false }
+        return declared === keyPath || declared == keyPath
+    }
+
+    /// The IDs whose key equals `key` in a unique or grouped index on `keyPath`; nil if
+    /// the field has neither. O(1) to find, then lazy.
+    @inlinable
+    func candidatesEqual<Key: Hashable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> QueryCandidates<E>? {
+        for position in indexes.indices where isIndex(position, on: keyPath) {
             let box = indexes[position]
             if let unique = box as? IndexBox<UniqueIndex<E, Key>> { return .one(unique.index.lookup(key)) }
             if let grouped = box as? IndexBox<GroupedIndex<E, Key>> { return .group(grouped.index.lookup(key)) }
@@ -57,34 +88,78 @@ extension TableStorage {
         return nil
     }
 
-    /// As ``candidatesEqual(_:usingIndexesAt:)``, also answered by an ordered index when
-    /// the key is comparable.
-    func comparableCandidatesEqual<Key: Hashable & Comparable & Sendable>(
-        _ key: Key, usingIndexesAt positions: [Int]
-    ) -> QueryCandidates<E>? {
-        if let hashed = candidatesEqual(key, usingIndexesAt: positions) { return hashed }
-        guard let ordered = orderedIndex(Key.self, at: positions) else { return nil }
-        let range = SortedMapRange<Key>(key...key)
-        return QueryCandidates(count: nil, isInsertionOrder: true) { ordered.lazyIDs(in: range, descending: false) }
+    /// As ``candidatesEqual(_:for:)``, also answered by an ordered index when the key is
+    /// comparable (O(log n) to find the run of equal keys).
+    @inlinable
+    func comparableCandidatesEqual<Key: Hashable & Comparable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> QueryCandidates<E>? {
+        if let hashed = candidatesEqual(key, for: keyPath) { return hashed }
+        guard let ordered = orderedIndex(Key.self, for: keyPath) else { return nil }
+        return QueryCandidates(count: nil, ids: ordered.walk(in: SortedMapRange(key...key), descending: false))
+    }
+
+    /// The number of entities whose key equals `key` in a unique or grouped index on
+    /// `keyPath`; nil if the field has neither. O(1).
+    @inlinable
+    func hashedCount<Key: Hashable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
+        for position in indexes.indices where isIndex(position, on: keyPath) {
+            let box = indexes[position]
+            if let unique = box as? IndexBox<UniqueIndex<E, Key>> { return unique.index.lookup(key) == nil ? 0 : 1 }
+            if let grouped = box as? IndexBox<GroupedIndex<E, Key>> { return grouped.index.count(of: key) }
+        }
+        return nil
+    }
+
+    /// As ``hashedCount(of:for:)``, also answered by an ordered index (O(log n)).
+    @inlinable
+    func comparableCount<Key: Hashable & Comparable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
+        hashedCount(of: key, for: keyPath) ?? orderedIndex(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
+    }
+
+    /// The ordered index of key type `Key` on `keyPath`, if any. O(indexes).
+    @inlinable
+    func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> OrderedIndex<E, Key>? {
+        for position in indexes.indices where isIndex(position, on: keyPath) {
+            // A class cast of the box: no copy of the index into an existential first.
+            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return box.index }
+        }
+        return nil
     }
 }
 
 extension OrderedIndex {
-    /// The IDs whose key lies in `range`, in key order (ties in insertion order), lazily:
-    /// O(log n) to start, O(1) per ID.
-    func lazyIDs(in range: SortedMapRange<Key>, descending: Bool) -> AnySequenceOfIDs<Element> {
-        let mapped = entryRange(range)
-        return descending
-            ? AnySequenceOfIDs(DescendingIDs(base: entries.reversedElements(in: mapped).makeIterator()))
-            : AnySequenceOfIDs(entries.elements(in: mapped).lazy.map { $0.value })
+    /// The IDs whose key lies in `range`, in key order (ties in insertion order, in either
+    /// direction). O(log n) to start, O(1) per ID.
+    @inlinable
+    func walk(in range: SortedMapRange<Key>, descending: Bool) -> IDWalk<Element> {
+        let entries = self.entries, mapped = entryRange(range)
+        if descending {
+            return IDWalk { body in
+                var ids = DescendingIDs(base: entries.reversedElements(in: mapped).makeIterator())
+                while let id = ids.next() {
+                    if !body(id) { return }
+                }
+            }
+        }
+        return IDWalk { body in
+            for (_, id) in entries.elements(in: mapped) where !body(id) { return }
+        }
+    }
+
+    /// Every indexed ID in key order (ties in insertion order). O(log n) to start, O(1)
+    /// per ID.
+    @inlinable
+    func walkAll(descending: Bool) -> IDWalk<Element> {
+        walk(in: .all, descending: descending)
     }
 
     /// The number of IDs whose key lies in `range`. O(log n).
+    @inlinable
     func count(in range: SortedMapRange<Key>) -> Int {
         entries.offsets(in: entryRange(range)).count
     }
 
     /// `range` over keys as a range over the index's (key, insertion position) entries.
+    @inlinable
     func entryRange(_ range: SortedMapRange<Key>) -> SortedMapRange<OrderedIndexKey<Key>> {
         SortedMapRange<OrderedIndexKey<Key>>(
             lowerBound: range.lowerBound.map {
