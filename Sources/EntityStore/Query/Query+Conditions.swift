@@ -97,11 +97,13 @@ extension Query {
         return adding(condition)
     }
 
-    /// Keeps entities whose string field `keyPath` starts with `prefix` (as
-    /// `String.hasPrefix` says). An ordered index on the field answers it: the keys with
-    /// the prefix are contiguous in its order.
-    /// - Complexity: O(1) to add. Run: with an ordered index, O(log n) to find the keys,
-    ///   then O(1) per row; O(n) without one.
+    /// Keeps entities whose string field `keyPath` starts with `prefix`, exactly as
+    /// `String.hasPrefix` says (character by character, so `"👩‍💻"` does not start with
+    /// `"👩"`). An ordered index on the field answers it: the keys whose normalized
+    /// Unicode scalars start with the prefix's are contiguous in its order and hold every
+    /// match, so the walk reads that run and keeps the keys `hasPrefix` accepts.
+    /// - Complexity: O(1) to add. Run: with an ordered index, O(log n) to find the run,
+    ///   then O(1) per key of the run (plus the key's length to test it); O(n) without one.
     @inlinable
     public func `where`(_ keyPath: any KeyPath<E, String> & Sendable, hasPrefix prefix: String) -> Query {
         var condition = Condition(
@@ -133,15 +135,28 @@ extension TableStorage {
 }
 
 extension OrderedIndex where Key == String {
-    /// The IDs whose key starts with `prefix`, in key order: from the first key not below
-    /// `prefix`, while keys have the prefix. O(log n) to start, O(1) per ID.
+    /// The IDs whose key starts with `prefix` (`String.hasPrefix`), in key order.
+    ///
+    /// Keys compare by their NFC-normalized Unicode scalars, and every key with the prefix
+    /// has the prefix's normalized scalars at its start (normalization never joins across
+    /// the boundary of two characters), so all of them lie in the run of keys that start
+    /// with those scalars, from the first key not below `prefix`. That run can also hold
+    /// keys without the prefix (`"👩‍💻"` begins with the scalar of `"👩"` but its first
+    /// character is another), so the walk tests each key and stops at the first key past
+    /// the run. O(log n) to start, O(1) per key of the run plus its length.
     @inlinable
     func walk(withPrefix prefix: String) -> IDWalk<Element> {
         let entries = self.entries
         let start = entryRange(SortedMapRange(prefix...))
+        let normalizedPrefix = prefix._nfcCodeUnits
         return IDWalk { body in
             for (entry, id) in entries.elements(in: start) {
-                guard entry.key.hasPrefix(prefix), body(id) else { return }
+                if entry.key.hasPrefix(prefix) {
+                    if !body(id) { return }
+                } else if !entry.key.utf8.starts(with: normalizedPrefix), !entry.key._nfcCodeUnits.starts(with: normalizedPrefix) {
+                    // Past the run: every later key is greater than all keys of the run.
+                    return
+                }
             }
         }
     }
