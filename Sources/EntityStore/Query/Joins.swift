@@ -53,4 +53,66 @@ extension Query {
         }
         return pairs
     }
+
+    /// The reverse join: the matching entities, each with the entities of `source` whose
+    /// field `keyPath` references it (an author with their books), in the query's order
+    /// and page; each list in insertion order, empty when nothing references the entity.
+    /// The one-to-many counterpart of ``joined(_:via:)``, and of
+    /// ``TableView/referencing(_:from:via:)`` for many entities at once.
+    ///
+    /// ```swift
+    /// let shelves = state[authors].query().sorted(by: \.name).joined(referencedBy: state[books], via: \.authorID)
+    /// ```
+    /// - Complexity: the query's cost (as ``results``), plus O(1) per result to find its
+    ///   group in the relation's grouped (or unique) index on `keyPath` and one probe per
+    ///   entity of `source` returned; without such an index, one O(n) pass over `source`.
+    @inlinable
+    public func joined<S: Entity>(referencedBy source: TableView<S>, via keyPath: any KeyPath<S, E.ID> & Sendable) -> [(E, [S])] {
+        reverseJoined(source, via: keyPath) { $0[keyPath: keyPath] }
+    }
+
+    /// As ``joined(referencedBy:via:)`` through an optional reference (an entity whose
+    /// reference is nil belongs to no list).
+    /// - Complexity: as ``joined(referencedBy:via:)``.
+    @inlinable
+    public func joined<S: Entity>(referencedBy source: TableView<S>, via keyPath: any KeyPath<S, E.ID?> & Sendable) -> [(E, [S])] {
+        reverseJoined(source, via: keyPath) { $0[keyPath: keyPath] }
+    }
+
+    /// The reverse join through the index on `keyPath` when `source` has one, else one
+    /// pass over `source` reading each entity's reference with `reference`.
+    @inlinable
+    func reverseJoined<S: Entity>(
+        _ source: TableView<S>, via keyPath: AnyKeyPath, reference: (S) -> E.ID?
+    ) -> [(E, [S])] {
+        var pairs: [(E, [S])] = []
+        let storage = source.storage, rows = storage.rows
+        if let grouped = storage.groupedIndex(E.ID.self, for: keyPath) {
+            forEachResult { entity in
+                let group = grouped.lookup(entity.id)
+                var referencing: [S] = []
+                referencing.reserveCapacity(group.count)
+                for (_, id) in group {
+                    if let row = rows[id].map({ $0.value }) { referencing.append(row) }
+                }
+                pairs.append((entity, referencing))
+                return true
+            }
+        } else if let unique = storage.uniqueKeyIndex(E.ID.self, for: keyPath) {
+            forEachResult { entity in
+                pairs.append((entity, unique.lookup(entity.id).flatMap { rows[$0].map { [$0.value] } } ?? []))
+                return true
+            }
+        } else {
+            var byReference: [E.ID: [S]] = [:]
+            for entity in source {
+                if let key = reference(entity) { byReference[key, default: []].append(entity) }
+            }
+            forEachResult { entity in
+                pairs.append((entity, byReference[entity.id] ?? []))
+                return true
+            }
+        }
+        return pairs
+    }
 }

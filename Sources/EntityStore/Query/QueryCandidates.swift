@@ -176,3 +176,23 @@ extension OrderedIndex {
             })
     }
 }
+
+extension TableStorage {
+    /// The grouped index of key type `Key` on `keyPath`, if any. O(indexes).
+    @inlinable
+    func groupedIndex<Key: Hashable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> GroupedIndex<E, Key>? {
+        for position in indexes.indices where isIndex(position, on: keyPath) {
+            if let box = indexes[position] as? IndexBox<GroupedIndex<E, Key>> { return box.index }
+        }
+        return nil
+    }
+
+    /// The unique index of key type `Key` on `keyPath`, if any. O(indexes).
+    @inlinable
+    func uniqueKeyIndex<Key: Hashable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> UniqueIndex<E, Key>? {
+        for position in indexes.indices where isIndex(position, on: keyPath) {
+            if let box = indexes[position] as? IndexBox<UniqueIndex<E, Key>> { return box.index }
+        }
+        return nil
+    }
+}
