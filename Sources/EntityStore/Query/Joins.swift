@@ -33,8 +33,11 @@ extension Query {
     public func joined<T: Entity>(_ target: TableView<T>, via keyPath: any KeyPath<E, T.ID> & Sendable) -> [(E, T?)] {
         var pairs: [(E, T?)] = []
         let targets = target.storage.rows
+        // A stored field is read at its offset rather than through the key-path runtime.
+        let reference = fieldReader(keyPath)
         forEachResult { entity in
-            pairs.append((entity, targets[entity[keyPath: keyPath]].map { $0.value }))
+            let referenced = targets[reference(entity)].map { $0.value }
+            pairs.append((entity, referenced))
             return true
         }
         return pairs
@@ -47,8 +50,10 @@ extension Query {
     public func joined<T: Entity>(_ target: TableView<T>, via keyPath: any KeyPath<E, T.ID?> & Sendable) -> [(E, T?)] {
         var pairs: [(E, T?)] = []
         let targets = target.storage.rows
+        let reference = fieldReader(keyPath)
         forEachResult { entity in
-            pairs.append((entity, entity[keyPath: keyPath].flatMap { targets[$0].map { $0.value } }))
+            let referenced = reference(entity).flatMap { targets[$0].map { $0.value } }
+            pairs.append((entity, referenced))
             return true
         }
         return pairs

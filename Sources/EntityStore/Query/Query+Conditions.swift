@@ -3,7 +3,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: O(n), or the cost of another indexed condition of
     ///   the query.
     @inlinable
-    public func `where`<Value: Equatable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, notEquals value: Value) -> Query {
+    public consuming func `where`<Value: Equatable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, notEquals value: Value) -> Query {
         adding(Condition(
             describe: { "\(fieldPath(of: keyPath)) != \(value)" }, matches: { $0[keyPath: keyPath] != value },
             candidates: { _ in nil }))
@@ -15,7 +15,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: O(n), or the cost of another indexed condition of
     ///   the query; `count` of this condition alone is O(1) with a unique or grouped index.
     @inlinable
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, notEquals value: Value) -> Query {
+    public consuming func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, notEquals value: Value) -> Query {
         var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) != \(value)" }, matches: { $0[keyPath: keyPath] != value },
             candidates: { _ in nil })
@@ -31,7 +31,7 @@ extension Query {
     ///   O(1) per row, stopping at the limit when unsorted (`count` alone is O(v)); O(n)
     ///   without an index.
     @inlinable
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, oneOf values: some Sequence<Value>) -> Query {
+    public consuming func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, oneOf values: some Sequence<Value>) -> Query {
         var members = Set<Value>()
         var keys: [Value] = []
         for value in values where members.insert(value).inserted { keys.append(value) }
@@ -75,7 +75,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: O(n), or the cost of another indexed condition;
     ///   `count` of this condition alone is O(1) with an ordered index on the field.
     @inlinable
-    public func whereNil<Value: Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable) -> Query {
+    public consuming func whereNil<Value: Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable) -> Query {
         var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) is nil" }, matches: { $0[keyPath: keyPath] == nil }, candidates: { _ in nil })
         condition.indexCount = { storage in storage.orderedEntryCount(for: keyPath).map { storage.count - $0 } }
@@ -87,7 +87,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: with an ordered index, O(log n) to start, then O(1)
     ///   per row, and `count` alone O(1); O(n) without one.
     @inlinable
-    public func whereNotNil<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable) -> Query {
+    public consuming func whereNotNil<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable) -> Query {
         var condition = Condition(describe: { "\(fieldPath(of: keyPath)) is not nil" }, matches: { $0[keyPath: keyPath] != nil }) { storage in
             guard let index = storage.orderedIndex(Value.self, for: keyPath) else { return nil }
             return QueryCandidates(count: index.entryCount, ids: index.walkAll(descending: false))
@@ -105,7 +105,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: with an ordered index, O(log n) to find the run,
     ///   then O(1) per key of the run (plus the key's length to test it); O(n) without one.
     @inlinable
-    public func `where`(_ keyPath: any KeyPath<E, String> & Sendable, hasPrefix prefix: String) -> Query {
+    public consuming func `where`(_ keyPath: any KeyPath<E, String> & Sendable, hasPrefix prefix: String) -> Query {
         var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) starts with \(prefix)" }, matches: { $0[keyPath: keyPath].hasPrefix(prefix) }
         ) { storage in

@@ -97,7 +97,7 @@ extension Query {
     func forEachCandidate(of run: Run, _ body: (E.ID) -> Bool) {
         if let group = run.group {
             // A group walks its B-tree directly.
-            for (_, id) in group where !body(id) { return }
+            group.forEachValue(at: 0..<group.count, body)
         } else if let ids = run.ids {
             ids.walk(body)
         } else {
@@ -107,13 +107,14 @@ extension Query {
 
     /// Calls `body` with each matching entity of `run`, in its order, until it returns false.
     @inlinable
-    func forEachMatch(of run: Run, _ body: (E) -> Bool) {
+    func forEachMatch(of run: Run, _ body: (consuming E) -> Bool) {
         let rows = storage.rows
         let rest = run.rest
         if rest.isEmpty {
             forEachCandidate(of: run) { id in
-                guard let entity = rows[id].map({ $0.value }) else { return true }
-                return body(entity)
+                guard let row = rows[id] else { return true }
+                // Moved, not copied: the entity is copied once, out of the row map.
+                return body((consume row).value)
             }
         } else {
             forEachCandidate(of: run) { id in
@@ -128,7 +129,7 @@ extension Query {
     /// query's order, until it returns false. Streams from a source in the query's order
     /// (stopping at the page's end); sorts the matches first otherwise.
     @inlinable
-    func forEachResult(_ body: (E) -> Bool) {
+    func forEachResult(_ body: (consuming E) -> Bool) {
         let run = plannedRun()
         let limit = limitCount ?? .max
         guard limit > 0 else { return }

@@ -121,22 +121,27 @@ public struct Query<E: Entity>: Sendable {
     /// - Complexity: O(1) to add. Run: O(1) to find the key in a unique or grouped index on
     ///   the field, then O(1) per row; O(n) without one.
     @inlinable
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
+    public consuming func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
+        // One box for all the condition's closures (see `Captured`).
+        let term = Captured((keyPath: keyPath, value: value))
         var condition = Condition(
-            describe: { "\(fieldPath(of: keyPath)) = \(value)" },
-            matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.candidatesEqual(value, for: keyPath) })
-        condition.indexCount = { $0.hashedCount(of: value, for: keyPath) }
-        condition.live = Self.liveEquality(keyPath, value)
+            describe: { "\(fieldPath(of: term.value.keyPath)) = \(term.value.value)" },
+            matches: { $0[keyPath: term.value.keyPath] == term.value.value },
+            candidates: { $0.candidatesEqual(term.value.value, for: term.value.keyPath) })
+        condition.indexCount = { $0.hashedCount(of: term.value.value, for: term.value.keyPath) }
+        condition.live = Self.liveEquality(term)
         return adding(condition)
     }
 
     /// An equality as a live query's source, or as a filter once it has one.
     @inlinable
     static func liveEquality<Value: Hashable & Sendable>(
-        _ keyPath: any KeyPath<E, Value> & Sendable, _ value: Value
+        _ term: Captured<(keyPath: any KeyPath<E, Value> & Sendable, value: Value)>
     ) -> @Sendable (LiveQuery<E>) -> LiveQuery<E> {
-        { live in live.sourceOperator == .all ? live.where(keyPath, equals: value) : live.filter { $0[keyPath: keyPath] == value } }
+        { live in
+            let (keyPath, value) = term.value
+            return live.sourceOperator == .all ? live.where(keyPath, equals: value) : live.filter { $0[keyPath: keyPath] == value }
+        }
     }
 
     /// Keeps entities whose field `keyPath` equals `value`; an ordered index on the field
@@ -145,13 +150,14 @@ public struct Query<E: Entity>: Sendable {
     ///   O(log n) in an ordered one, then O(1) per row; O(n) without an index. Its `count`
     ///   alone is O(1) or O(log n) with those indexes.
     @inlinable
-    public func `where`<Value: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
+    public consuming func `where`<Value: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, equals value: Value) -> Query {
+        let term = Captured((keyPath: keyPath, value: value))
         var condition = Condition(
-            describe: { "\(fieldPath(of: keyPath)) = \(value)" },
-            matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.comparableCandidatesEqual(value, for: keyPath) })
-        condition.indexCount = { $0.comparableCount(of: value, for: keyPath) }
-        condition.live = Self.liveEquality(keyPath, value)
+            describe: { "\(fieldPath(of: term.value.keyPath)) = \(term.value.value)" },
+            matches: { $0[keyPath: term.value.keyPath] == term.value.value },
+            candidates: { $0.comparableCandidatesEqual(term.value.value, for: term.value.keyPath) })
+        condition.indexCount = { $0.comparableCount(of: term.value.value, for: term.value.keyPath) }
+        condition.live = Self.liveEquality(term)
         return adding(condition)
     }
 
@@ -159,12 +165,13 @@ public struct Query<E: Entity>: Sendable {
     /// - Complexity: O(1) to add. Run: O(1) to find the key in a unique or grouped index on
     ///   the field, then O(1) per row; O(n) without one.
     @inlinable
-    public func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
+    public consuming func `where`<Value: Hashable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
+        let term = Captured((keyPath: keyPath, value: value))
         var condition = Condition(
-            describe: { "\(fieldPath(of: keyPath)) = \(value)" },
-            matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.candidatesEqual(value, for: keyPath) })
-        condition.indexCount = { $0.hashedCount(of: value, for: keyPath) }
+            describe: { "\(fieldPath(of: term.value.keyPath)) = \(term.value.value)" },
+            matches: { $0[keyPath: term.value.keyPath] == term.value.value },
+            candidates: { $0.candidatesEqual(term.value.value, for: term.value.keyPath) })
+        condition.indexCount = { $0.hashedCount(of: term.value.value, for: term.value.keyPath) }
         return adding(condition)
     }
 
@@ -173,12 +180,13 @@ public struct Query<E: Entity>: Sendable {
     /// - Complexity: O(1) to add. Run: O(1) to find the key in a unique or grouped index,
     ///   O(log n) in an ordered one, then O(1) per row; O(n) without an index.
     @inlinable
-    public func `where`<Value: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
+    public consuming func `where`<Value: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable, equals value: Value) -> Query {
+        let term = Captured((keyPath: keyPath, value: value))
         var condition = Condition(
-            describe: { "\(fieldPath(of: keyPath)) = \(value)" },
-            matches: { $0[keyPath: keyPath] == value },
-            candidates: { $0.comparableCandidatesEqual(value, for: keyPath) })
-        condition.indexCount = { $0.comparableCount(of: value, for: keyPath) }
+            describe: { "\(fieldPath(of: term.value.keyPath)) = \(term.value.value)" },
+            matches: { $0[keyPath: term.value.keyPath] == term.value.value },
+            candidates: { $0.comparableCandidatesEqual(term.value.value, for: term.value.keyPath) })
+        condition.indexCount = { $0.comparableCount(of: term.value.value, for: term.value.keyPath) }
         return adding(condition)
     }
 
@@ -187,15 +195,17 @@ public struct Query<E: Entity>: Sendable {
     ///   the range, then O(1) per row (a top-k of the range sorted by the field is
     ///   O(log n + k), and its `count` alone O(log n)); O(n) without one.
     @inlinable
-    public func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
+    public consuming func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
         _ keyPath: any KeyPath<E, Value> & Sendable, in range: Bounds
     ) -> Query {
-        let bounds = SortedMapRange(bounding: range)
-        var condition = Self.rangeCondition(keyPath, bounds, describe: { "\(fieldPath(of: keyPath)) in \(range)" }) {
-            bounds.contains($0[keyPath: keyPath])
+        let term = Captured((keyPath: keyPath, bounds: SortedMapRange(bounding: range), range: range))
+        var condition = Self.rangeCondition(term, describe: { "\(fieldPath(of: term.value.keyPath)) in \(term.value.range)" }) {
+            term.value.bounds.contains($0[keyPath: term.value.keyPath])
         }
         condition.live = { live in
-            live.sourceOperator == .all ? live.where(keyPath, in: range) : live.filter { bounds.contains($0[keyPath: keyPath]) }
+            let (keyPath, bounds, range) = term.value
+            return live.sourceOperator == .all
+                ? live.where(keyPath, in: range) : live.filter { bounds.contains($0[keyPath: keyPath]) }
         }
         return adding(condition)
     }
@@ -203,30 +213,30 @@ public struct Query<E: Entity>: Sendable {
     /// Keeps entities whose optional field `keyPath` is non-nil and lies in `range`.
     /// - Complexity: as ``where(_:in:)``.
     @inlinable
-    public func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
+    public consuming func `where`<Value: Comparable & Sendable, Bounds: RangeExpression<Value> & Sendable>(
         _ keyPath: any KeyPath<E, Value?> & Sendable, in range: Bounds
     ) -> Query {
-        let bounds = SortedMapRange(bounding: range)
-        return adding(Self.rangeCondition(keyPath, bounds, describe: { "\(fieldPath(of: keyPath)) in \(range)" }) {
-            $0[keyPath: keyPath].map(bounds.contains) ?? false
+        let term = Captured((keyPath: keyPath, bounds: SortedMapRange(bounding: range), range: range))
+        return adding(Self.rangeCondition(term, describe: { "\(fieldPath(of: term.value.keyPath)) in \(term.value.range)" }) {
+            $0[keyPath: term.value.keyPath].map(term.value.bounds.contains) ?? false
         })
     }
 
-    /// A range condition answered by an ordered index on `keyPath` when there is one.
+    /// A range condition answered by an ordered index on the term's key path when there is one.
     @inlinable
-    static func rangeCondition<Value: Comparable & Sendable>(
-        _ keyPath: any AnyKeyPath & Sendable, _ bounds: SortedMapRange<Value>, describe: @escaping @Sendable () -> String,
-        matches: @escaping @Sendable (E) -> Bool
+    static func rangeCondition<Path: AnyKeyPath & Sendable, Value: Comparable & Sendable, Bounds: Sendable>(
+        _ term: Captured<(keyPath: Path, bounds: SortedMapRange<Value>, range: Bounds)>,
+        describe: @escaping @Sendable () -> String, matches: @escaping @Sendable (E) -> Bool
     ) -> Condition {
         var condition = Condition(describe: describe, matches: matches) { storage in
-            guard let index = storage.orderedIndex(Value.self, for: keyPath) else { return nil }
-            return QueryCandidates(count: nil, ids: index.walk(in: bounds, descending: false))
+            guard let index = storage.orderedIndex(Value.self, for: term.value.keyPath) else { return nil }
+            return QueryCandidates(count: nil, ids: index.walk(in: term.value.bounds, descending: false))
         }
-        condition.field = KeyPathKey(keyPath: keyPath)
+        condition.field = KeyPathKey(keyPath: term.value.keyPath)
         condition.orderedRange = { storage, descending in
-            storage.orderedIndex(Value.self, for: keyPath)?.walk(in: bounds, descending: descending)
+            storage.orderedIndex(Value.self, for: term.value.keyPath)?.walk(in: term.value.bounds, descending: descending)
         }
-        condition.indexCount = { storage in storage.orderedIndex(Value.self, for: keyPath)?.count(in: bounds) }
+        condition.indexCount = { storage in storage.orderedIndex(Value.self, for: term.value.keyPath)?.count(in: term.value.bounds) }
         return condition
     }
 
@@ -234,7 +244,7 @@ public struct Query<E: Entity>: Sendable {
     /// - Complexity: O(1) to add; `predicate` runs once per candidate the query's other
     ///   conditions leave (every row, O(n), when none is indexed).
     @inlinable
-    public func filter(_ description: String = "filter", _ predicate: @escaping @Sendable (E) -> Bool) -> Query {
+    public consuming func filter(_ description: String = "filter", _ predicate: @escaping @Sendable (E) -> Bool) -> Query {
         adding(Condition(describe: { description }, matches: predicate, candidates: { _ in nil }))
     }
 
@@ -243,41 +253,51 @@ public struct Query<E: Entity>: Sendable {
     ///   field when the query's source is that index (O(log n + k) for a top-k); otherwise
     ///   O(m log m) over the m matches.
     @inlinable
-    public func sorted<Value: Comparable & Sendable>(by keyPath: any KeyPath<E, Value> & Sendable, descending: Bool = false) -> Query {
+    public consuming func sorted<Value: Comparable & Sendable>(by keyPath: any KeyPath<E, Value> & Sendable, descending: Bool = false) -> Query {
+        let term = Captured((keyPath: keyPath, descending: descending))
         let increasing: @Sendable (E, E) -> Bool = { lhs, rhs in
-            let left = lhs[keyPath: keyPath], right = rhs[keyPath: keyPath]
-            return descending ? right < left : left < right
+            let left = lhs[keyPath: term.value.keyPath], right = rhs[keyPath: term.value.keyPath]
+            return term.value.descending ? right < left : left < right
         }
-        var copy = self
-        copy.ordering = Ordering(
-            describe: { fieldPath(of: keyPath) + (descending ? " desc" : "") }, areInIncreasingOrder: increasing,
-            indexWalk: { storage in storage.orderedIndex(Value.self, for: keyPath)?.walkAll(descending: descending) },
+        self.ordering = Ordering(
+            describe: { fieldPath(of: term.value.keyPath) + (term.value.descending ? " desc" : "") }, areInIncreasingOrder: increasing,
+            indexWalk: { storage in storage.orderedIndex(Value.self, for: term.value.keyPath)?.walkAll(descending: term.value.descending) },
             field: KeyPathKey(keyPath: keyPath), descending: descending,
-            live: { $0.sorted(by: keyPath, descending: descending) })
-        return copy
+            live: { $0.sorted(by: term.value.keyPath, descending: term.value.descending) })
+        return self
     }
 
     /// Skips the first `count` results. O(1) to add.
     @inlinable
-    public func offset(_ count: Int) -> Query {
-        var copy = self
-        copy.offsetCount = Swift.max(0, count)
-        return copy
+    public consuming func offset(_ count: Int) -> Query {
+        self.offsetCount = Swift.max(0, count)
+        return self
     }
 
     /// Returns at most `count` results. O(1) to add.
     @inlinable
-    public func limit(_ count: Int) -> Query {
-        var copy = self
-        copy.limitCount = Swift.max(0, count)
-        return copy
+    public consuming func limit(_ count: Int) -> Query {
+        self.limitCount = Swift.max(0, count)
+        return self
     }
 
     /// Adds a condition built elsewhere (dynamic-record fields).
     @inlinable
-    func adding(_ condition: Condition) -> Query {
-        var copy = self
-        copy.conditions.append(condition)
-        return copy
+    consuming func adding(_ condition: Condition) -> Query {
+        self.conditions.append(condition)
+        return self
+    }
+}
+
+/// Values captured once for the several closures of one condition or order. A closure
+/// that captures a single class reference uses it as its context, so the closures share
+/// this one allocation instead of each boxing its own copy of the values.
+@usableFromInline
+final class Captured<Value: Sendable>: Sendable {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(_ value: Value) {
+        self.value = value
     }
 }

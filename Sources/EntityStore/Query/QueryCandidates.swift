@@ -24,9 +24,7 @@ struct IDWalk<E: Entity> {
     /// A grouped index's group (or a unique key's entry), in insertion order.
     @inlinable
     static func group(_ group: SortedMap<UInt64, E.ID>) -> IDWalk {
-        IDWalk { body in
-            for (_, id) in group where !body(id) { return }
-        }
+        IDWalk { body in group.forEachValue(at: 0..<group.count, body) }
     }
 }
 
@@ -68,12 +66,10 @@ struct QueryCandidates<E: Entity> {
 }
 
 extension TableStorage {
-    /// Whether the index at `position` is declared on `keyPath`. Compares the key path
-    /// objects first (a literal is usually the same object each time it is evaluated).
+    /// Whether the index at `position` is declared on `keyPath` (see ``KeyPathKey/matches(_:)``).
     @inlinable
     func isIndex(_ position: Int, on keyPath: AnyKeyPath) -> Bool {
-        guard let declared = descriptor.indexes[position].keyPath?.keyPath else { return false }
-        return declared === keyPath || declared == keyPath
+        descriptor.indexes[position].keyPath?.matches(keyPath) ?? false
     }
 
     /// The IDs whose key equals `key` in a unique or grouped index on `keyPath`; nil if
@@ -103,8 +99,8 @@ extension TableStorage {
     func hashedCount<Key: Hashable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
         for position in indexes.indices where isIndex(position, on: keyPath) {
             let box = indexes[position]
-            if let unique = box as? IndexBox<UniqueIndex<E, Key>> { return unique.index.lookup(key) == nil ? 0 : 1 }
             if let grouped = box as? IndexBox<GroupedIndex<E, Key>> { return grouped.index.count(of: key) }
+            if let unique = box as? IndexBox<UniqueIndex<E, Key>> { return unique.index.lookup(key) == nil ? 0 : 1 }
         }
         return nil
     }
@@ -112,7 +108,8 @@ extension TableStorage {
     /// As ``hashedCount(of:for:)``, also answered by an ordered index (O(log n)).
     @inlinable
     func comparableCount<Key: Hashable & Comparable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
-        hashedCount(of: key, for: keyPath) ?? orderedIndex(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
+        if let counted = hashedCount(of: key, for: keyPath) { return counted }
+        return orderedIndex(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
     }
 
     /// The ordered index of key type `Key` on `keyPath`, if any. O(indexes).
@@ -140,9 +137,7 @@ extension OrderedIndex {
                 }
             }
         }
-        return IDWalk { body in
-            for (_, id) in entries.elements(in: mapped) where !body(id) { return }
-        }
+        return IDWalk { body in entries.forEachValue(at: entries.offsets(in: mapped), body) }
     }
 
     /// Every indexed ID in key order (ties in insertion order). O(log n) to start, O(1)
@@ -194,5 +189,34 @@ extension TableStorage {
             if let box = indexes[position] as? IndexBox<UniqueIndex<E, Key>> { return box.index }
         }
         return nil
+    }
+}
+
+extension SortedMap {
+    /// Calls `body` with the values at the positions `offsets` in key order, ascending,
+    /// until it returns false. Descends from the root once per leaf it reads and copies
+    /// each leaf's values once: no iterator path to allocate and no access to a node per
+    /// element, which is what a short walk (a top-k, a group) pays most for.
+    /// - Complexity: O(log n) per leaf reached, O(1) per value.
+    @inlinable
+    func forEachValue(at offsets: Range<Int>, _ body: (Value) -> Bool) {
+        var offset = offsets.lowerBound
+        while offset < offsets.upperBound {
+            guard var node = root, offset < node.count else { return }
+            var rest = offset
+            while !node.isLeaf {
+                let counts = node.counts
+                var child = 0
+                while rest >= counts[child] {
+                    rest -= counts[child]
+                    child += 1
+                }
+                node = node.children[child]
+            }
+            let values = node.values
+            let end = Swift.min(values.count, rest + (offsets.upperBound - offset))
+            for position in rest..<end where !body(values[position]) { return }
+            offset += end - rest
+        }
     }
 }

@@ -112,7 +112,7 @@ extension Query {
     /// - Complexity: O(1) to add. Run: the cost of the predicate's index candidates (see
     ///   its parts), else a filter over the query's other source (O(n) for a scan).
     @inlinable
-    public func `where`(_ predicate: QueryPredicate<E>) -> Query {
+    public consuming func `where`(_ predicate: QueryPredicate<E>) -> Query {
         adding(Condition(describe: predicate.describe, matches: predicate.matches, candidates: predicate.candidates))
     }
 }

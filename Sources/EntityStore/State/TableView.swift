@@ -95,7 +95,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     @inlinable
     public func first<Key: Hashable & Sendable>(where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
         if let group = storage.groupedIDs(key, for: keyPath) { return group.first.flatMap { storage.rows[$0.value].map { $0.value } } }
-        return query().where(keyPath, equals: key).first
+        return scanned(keyPath, equals: key).first
     }
 
     /// The first entity, in insertion order, whose field `keyPath` equals `key`; an ordered
@@ -113,7 +113,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
             }
             return found
         }
-        return query().where(keyPath, equals: key).first
+        return scanned(keyPath, equals: key).first
     }
 
     /// The entities whose field `keyPath` equals `key`, in insertion order.
@@ -123,7 +123,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     @inlinable
     public func filter<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
         if let group = storage.groupedIDs(key, for: keyPath) { return entities(in: group) }
-        return query().where(keyPath, equals: key).results
+        return scanned(keyPath, equals: key).results
     }
 
     /// The entities whose field `keyPath` equals `key`, in insertion order; an ordered index
@@ -144,7 +144,14 @@ public struct TableView<E: Entity>: Sendable, Sequence {
             }
             return entities
         }
-        return query().where(keyPath, equals: key).results
+        return scanned(keyPath, equals: key).results
+    }
+
+    /// The query that scans for `key` when no index answers. Out of line, so that the
+    /// index paths inlined into a caller never build it.
+    @usableFromInline @inline(never)
+    func scanned<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Query<E> {
+        query().where(keyPath, equals: key)
     }
 
     /// The entities of a grouped index's group, in its (insertion) order.
@@ -153,8 +160,9 @@ public struct TableView<E: Entity>: Sendable, Sequence {
         var entities: [E] = []
         entities.reserveCapacity(group.count)
         let rows = storage.rows
-        for (_, id) in group {
-            if let entity = rows[id].map({ $0.value }) { entities.append(entity) }
+        group.forEachValue(at: 0..<group.count) { id in
+            if let row = rows[id] { entities.append(row.value) }
+            return true
         }
         return entities
     }
@@ -163,7 +171,8 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     /// - Complexity: O(1) with a unique or grouped index; O(n) without one.
     @inlinable
     public func count<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Int {
-        storage.hashedCount(of: key, for: keyPath) ?? query().where(keyPath, equals: key).count
+        if let counted = storage.hashedCount(of: key, for: keyPath) { return counted }
+        return scanned(keyPath, equals: key).count
     }
 
     /// The number of entities whose field `keyPath` equals `key`; an ordered index on the
@@ -172,7 +181,8 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     ///   the B-tree's subtree sizes, whatever the number of matches); O(n) without an index.
     @inlinable
     public func count<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Int {
-        storage.comparableCount(of: key, for: keyPath) ?? query().where(keyPath, equals: key).count
+        if let counted = storage.comparableCount(of: key, for: keyPath) { return counted }
+        return scanned(keyPath, equals: key).count
     }
 
     /// Entities sorted by `keyPath`, ascending unless `descending`, at most `limit` of them.
