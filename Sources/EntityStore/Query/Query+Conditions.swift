@@ -89,11 +89,11 @@ extension Query {
     @inlinable
     public consuming func whereNotNil<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value?> & Sendable) -> Query {
         var condition = Condition(describe: { "\(fieldPath(of: keyPath)) is not nil" }, matches: { $0[keyPath: keyPath] != nil }) { storage in
-            guard let index = storage.orderedIndex(Value.self, for: keyPath) else { return nil }
+            guard let index = storage.orderedEntries(Value.self, for: keyPath) else { return nil }
             return QueryCandidates(count: index.entryCount, ids: index.walkAll(descending: false))
         }
         condition.field = KeyPathKey(keyPath: keyPath)
-        condition.orderedRange = { storage, descending in storage.orderedIndex(Value.self, for: keyPath)?.walkAll(descending: descending) }
+        condition.orderedRange = { storage, descending in storage.orderedEntries(Value.self, for: keyPath)?.walkAll(descending: descending) }
         return adding(condition)
     }
 
@@ -109,13 +109,13 @@ extension Query {
         var condition = Condition(
             describe: { "\(fieldPath(of: keyPath)) starts with \(prefix)" }, matches: { $0[keyPath: keyPath].hasPrefix(prefix) }
         ) { storage in
-            guard let index = storage.orderedIndex(String.self, for: keyPath) else { return nil }
+            guard let index = storage.orderedEntries(String.self, for: keyPath) else { return nil }
             return QueryCandidates(count: nil, ids: index.walk(withPrefix: prefix))
         }
         condition.field = KeyPathKey(keyPath: keyPath)
         condition.orderedRange = { storage, descending in
             // Ascending only: a descending sort of the run is done on its matches.
-            guard !descending, let index = storage.orderedIndex(String.self, for: keyPath) else { return nil }
+            guard !descending, let index = storage.orderedEntries(String.self, for: keyPath) else { return nil }
             return index.walk(withPrefix: prefix)
         }
         return adding(condition)
@@ -134,7 +134,7 @@ extension TableStorage {
     }
 }
 
-extension OrderedIndex where Key == String {
+extension OrderedEntries where Key == String {
     /// The IDs whose key starts with `prefix` (`String.hasPrefix`), in key order.
     ///
     /// Keys compare by their NFC-normalized Unicode scalars, and every key with the prefix
@@ -146,7 +146,6 @@ extension OrderedIndex where Key == String {
     /// the run. O(log n) to start, O(1) per key of the run plus its length.
     @inlinable
     func walk(withPrefix prefix: String) -> IDWalk<Element> {
-        let entries = self.entries
         let start = entryRange(SortedMapRange(prefix...))
         let normalizedPrefix = prefix._nfcCodeUnits
         return IDWalk { body in

@@ -229,14 +229,14 @@ public struct Query<E: Entity>: Sendable {
         describe: @escaping @Sendable () -> String, matches: @escaping @Sendable (E) -> Bool
     ) -> Condition {
         var condition = Condition(describe: describe, matches: matches) { storage in
-            guard let index = storage.orderedIndex(Value.self, for: term.value.keyPath) else { return nil }
+            guard let index = storage.orderedEntries(Value.self, for: term.value.keyPath) else { return nil }
             return QueryCandidates(count: nil, ids: index.walk(in: term.value.bounds, descending: false))
         }
         condition.field = KeyPathKey(keyPath: term.value.keyPath)
         condition.orderedRange = { storage, descending in
-            storage.orderedIndex(Value.self, for: term.value.keyPath)?.walk(in: term.value.bounds, descending: descending)
+            storage.orderedEntries(Value.self, for: term.value.keyPath)?.walk(in: term.value.bounds, descending: descending)
         }
-        condition.indexCount = { storage in storage.orderedIndex(Value.self, for: term.value.keyPath)?.count(in: term.value.bounds) }
+        condition.indexCount = { storage in storage.orderedEntries(Value.self, for: term.value.keyPath)?.count(in: term.value.bounds) }
         return condition
     }
 
@@ -261,7 +261,7 @@ public struct Query<E: Entity>: Sendable {
         }
         self.ordering = Ordering(
             describe: { fieldPath(of: term.value.keyPath) + (term.value.descending ? " desc" : "") }, areInIncreasingOrder: increasing,
-            indexWalk: { storage in storage.orderedIndex(Value.self, for: term.value.keyPath)?.walkAll(descending: term.value.descending) },
+            indexWalk: { storage in storage.orderedEntries(Value.self, for: term.value.keyPath)?.walkAll(descending: term.value.descending) },
             field: KeyPathKey(keyPath: keyPath), descending: descending,
             live: { $0.sorted(by: term.value.keyPath, descending: term.value.descending) })
         return self

@@ -89,7 +89,7 @@ extension TableStorage {
     @inlinable
     func comparableCandidatesEqual<Key: Hashable & Comparable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> QueryCandidates<E>? {
         if let hashed = candidatesEqual(key, for: keyPath) { return hashed }
-        guard let ordered = orderedIndex(Key.self, for: keyPath) else { return nil }
+        guard let ordered = orderedEntries(Key.self, for: keyPath) else { return nil }
         return QueryCandidates(count: nil, ids: ordered.walk(in: SortedMapRange(key...key), descending: false))
     }
 
@@ -109,21 +109,39 @@ extension TableStorage {
     @inlinable
     func comparableCount<Key: Hashable & Comparable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
         if let counted = hashedCount(of: key, for: keyPath) { return counted }
-        return orderedIndex(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
+        return orderedEntries(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
     }
 
-    /// The ordered index of key type `Key` on `keyPath`, if any. O(indexes).
+    /// The entries of the ordered index of key type `Key` on `keyPath`, if any: all a
+    /// query reads of it (taking them alone spares copying the index's other fields).
+    /// O(indexes).
     @inlinable
-    func orderedIndex<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> OrderedIndex<E, Key>? {
+    func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> OrderedEntries<E, Key>? {
         for position in indexes.indices where isIndex(position, on: keyPath) {
             // A class cast of the box: no copy of the index into an existential first.
-            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return box.index }
+            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return OrderedEntries(box.index.entries) }
         }
         return nil
     }
 }
 
-extension OrderedIndex {
+/// The entries of an ordered index, (key, insertion position) -> ID, as queries read them.
+@usableFromInline
+struct OrderedEntries<Element: Entity, Key: Comparable & Sendable> {
+    @usableFromInline
+    let entries: SortedMap<OrderedIndexKey<Key>, Element.ID>
+
+    @inlinable
+    init(_ entries: SortedMap<OrderedIndexKey<Key>, Element.ID>) {
+        self.entries = entries
+    }
+
+    /// The number of entries (the rows whose key is not nil). O(1).
+    @inlinable
+    var entryCount: Int { entries.count }
+}
+
+extension OrderedEntries {
     /// The IDs whose key lies in `range`, in key order (ties in insertion order, in either
     /// direction). O(log n) to start, O(1) per ID.
     @inlinable

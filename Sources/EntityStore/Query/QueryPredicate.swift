@@ -44,7 +44,7 @@ public struct QueryPredicate<E: Entity>: Sendable {
         return QueryPredicate(
             matches: { bounds.contains($0[keyPath: keyPath]) }, describe: { "\(fieldPath(of: keyPath)) in \(range)" },
             candidates: { storage in
-                guard let index = storage.orderedIndex(Value.self, for: keyPath) else { return nil }
+                guard let index = storage.orderedEntries(Value.self, for: keyPath) else { return nil }
                 return QueryCandidates(count: nil, ids: index.walk(in: bounds, descending: false))
             })
     }

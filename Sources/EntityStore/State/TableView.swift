@@ -86,7 +86,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     /// A query over this table; see ``Query``.
     /// - Complexity: O(1); running it costs what ``Query`` says.
     @inlinable
-    public func query() -> Query<E> { Query(storage: storage) }
+    public consuming func query() -> Query<E> { Query(storage: storage) }
 
     /// The first entity, in insertion order, whose field `keyPath` equals `key` (the
     /// entity, for a unique field).
@@ -105,7 +105,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     @inlinable
     public func first<Key: Hashable & Comparable & Sendable>(where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
         if let group = storage.groupedIDs(key, for: keyPath) { return group.first.flatMap { storage.rows[$0.value].map { $0.value } } }
-        if let ordered = storage.orderedIndex(Key.self, for: keyPath) {
+        if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
             var found: E?
             ordered.walk(in: SortedMapRange(key...key), descending: false).walk { id in
                 found = storage.rows[id].map { $0.value }
@@ -133,7 +133,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     @inlinable
     public func filter<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
         if let group = storage.groupedIDs(key, for: keyPath) { return entities(in: group) }
-        if let ordered = storage.orderedIndex(Key.self, for: keyPath) {
+        if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
             // Equal keys are ordered by insertion position: the run is in insertion order.
             var entities: [E] = []
             entities.reserveCapacity(ordered.count(in: SortedMapRange(key...key)))
