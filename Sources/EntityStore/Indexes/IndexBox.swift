@@ -19,7 +19,9 @@ class IndexBoxBase: @unchecked Sendable {
 @usableFromInline
 final class IndexBox<Index: EntityIndex>: IndexBoxBase, @unchecked Sendable {
     // Safe for the reason given on `IndexBoxBase`: mutated only while uniquely referenced.
-    @usableFromInline
+    // For the same reason no access can overlap a write, so reads skip the dynamic
+    // exclusivity check (a thread-local access set, a large part of an index lookup).
+    @usableFromInline @exclusivity(unchecked)
     var index: Index
 
     @inlinable

@@ -3,21 +3,21 @@ extension Query {
     /// - Complexity: O(m) over the m matches, streamed from the query's source.
     public func sum<Value: AdditiveArithmetic & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value {
         var total = Value.zero
-        unpaged.forEachResult { total += $0[keyPath: keyPath] }
+        unpaged.forEachUnorderedMatch { total += $0[keyPath: keyPath] }
         return total
     }
 
     /// The mean of an integer field over the matches, or nil when none match. O(m).
     public func average<Value: BinaryInteger & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Double? {
         var total = 0.0, count = 0
-        unpaged.forEachResult { total += Double($0[keyPath: keyPath]); count += 1 }
+        unpaged.forEachUnorderedMatch { total += Double($0[keyPath: keyPath]); count += 1 }
         return count == 0 ? nil : total / Double(count)
     }
 
     /// The mean of a floating-point field over the matches, or nil when none match. O(m).
     public func average<Value: BinaryFloatingPoint & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
         var total = Value.zero, count = 0
-        unpaged.forEachResult { total += $0[keyPath: keyPath]; count += 1 }
+        unpaged.forEachUnorderedMatch { total += $0[keyPath: keyPath]; count += 1 }
         return count == 0 ? nil : total / Value(count)
     }
 
@@ -38,7 +38,7 @@ extension Query {
             return unpaged.sorted(by: keyPath, descending: descending).first?[keyPath: keyPath]
         }
         var best: Value?
-        unpaged.forEachResult { entity in
+        unpaged.forEachUnorderedMatch { entity in
             let value = entity[keyPath: keyPath]
             if let current = best, descending ? !(current < value) : !(value < current) { return }
             best = value
@@ -52,13 +52,21 @@ extension Query {
     public func countsByKey<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable) -> [Key: Int] {
         if conditions.isEmpty, let counts = storage.groupCounts(Key.self, for: keyPath) { return counts }
         var counts: [Key: Int] = [:]
-        unpaged.forEachResult { counts[$0[keyPath: keyPath], default: 0] += 1 }
+        unpaged.forEachUnorderedMatch { counts[$0[keyPath: keyPath], default: 0] += 1 }
         return counts
     }
 
-    /// The matches grouped by the value of `keyPath`, each group in the query's order. O(m).
+    /// The matches grouped by the value of `keyPath`, each group in the query's order
+    /// (offset and limit ignored). Streams from a source already in the query's order.
+    /// - Complexity: O(m) over the m matches (plus O(m log m) to sort them when the source
+    ///   is not in the query's order).
     public func grouped<Key: Hashable & Sendable>(by keyPath: any KeyPath<E, Key> & Sendable) -> [Key: [E]] {
-        Dictionary(grouping: unpaged.results) { $0[keyPath: keyPath] }
+        var groups: [Key: [E]] = [:]
+        unpaged.forEachResult { entity in
+            groups[entity[keyPath: keyPath], default: []].append(entity)
+            return true
+        }
+        return groups
     }
 
     /// The query without offset, limit and order (aggregates see every match).
@@ -69,8 +77,8 @@ extension Query {
         return copy
     }
 
-    /// Calls `body` with each match, without collecting them.
-    private func forEachResult(_ body: (E) -> Void) {
+    /// Calls `body` with each match in the source's order, without collecting them.
+    private func forEachUnorderedMatch(_ body: (E) -> Void) {
         var unordered = self
         unordered.ordering = nil
         unordered.visitMatches { body($0); return true }

@@ -59,7 +59,7 @@ public struct Table<E: Entity>: Sendable {
     @inlinable
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(declaring: keyPath)) {
             UniqueIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
@@ -68,7 +68,7 @@ public struct Table<E: Entity>: Sendable {
     @inlinable
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return adding(.typed(name: indexName, kind: .unique, field: field, isImplicit: false, keyPath: KeyPathKey(declaring: keyPath)) {
             UniqueIndex<E, Key>(name: indexName, key: fieldReader(keyPath))
         })
     }
@@ -91,7 +91,7 @@ public struct Table<E: Entity>: Sendable {
     @inlinable
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(declaring: keyPath)) {
             OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         })
     }
@@ -100,7 +100,7 @@ public struct Table<E: Entity>: Sendable {
     @inlinable
     public func ordered<Key: Comparable & Sendable>(_ keyPath: any KeyPath<E, Key?> & Sendable, name: String? = nil) -> Table {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return adding(.typed(name: indexName, kind: .ordered, field: field, isImplicit: false, keyPath: KeyPathKey(declaring: keyPath)) {
             OrderedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         })
     }
@@ -110,7 +110,7 @@ public struct Table<E: Entity>: Sendable {
         _ keyPath: any KeyPath<E, Key> & Sendable, name: String?, isImplicit: Bool
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(declaring: keyPath)) {
             GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         }
     }
@@ -120,7 +120,7 @@ public struct Table<E: Entity>: Sendable {
         _ keyPath: any KeyPath<E, Key?> & Sendable, name: String?, isImplicit: Bool
     ) -> IndexSpec<E> {
         let field = fieldPath(of: keyPath), indexName = name ?? field
-        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(keyPath: keyPath)) {
+        return .typed(name: indexName, kind: .grouped, field: field, isImplicit: isImplicit, keyPath: KeyPathKey(declaring: keyPath)) {
             GroupedIndex<E, Key>(name: indexName, key: fieldReader(keyPath), keyInPlace: fieldReaderInPlace(keyPath))
         }
     }

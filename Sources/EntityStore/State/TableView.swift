@@ -84,12 +84,36 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     }
 
     /// A query over this table; see ``Query``.
-    public func query() -> Query<E> { Query(storage: storage) }
+    /// - Complexity: O(1); running it costs what ``Query`` says.
+    @inlinable
+    public consuming func query() -> Query<E> { Query(storage: storage) }
 
-    /// The entity whose unique field `keyPath` equals `key`, using its unique index.
-    /// - Complexity: O(1) expected with a unique index; O(n) scan without one.
+    /// The first entity, in insertion order, whose field `keyPath` equals `key` (the
+    /// entity, for a unique field).
+    /// - Complexity: O(1) expected with a unique or grouped index on the field; O(n) scan
+    ///   without one.
+    @inlinable
     public func first<Key: Hashable & Sendable>(where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
-        query().where(keyPath, equals: key).first
+        if let group = storage.groupedIDs(key, for: keyPath) { return group.first.flatMap { storage.rows[$0.value].map { $0.value } } }
+        return scanned(keyPath, equals: key).first
+    }
+
+    /// The first entity, in insertion order, whose field `keyPath` equals `key`; an ordered
+    /// index on the field answers too.
+    /// - Complexity: O(1) expected with a unique or grouped index on the field, O(log n)
+    ///   with an ordered one; O(n) scan without an index.
+    @inlinable
+    public func first<Key: Hashable & Comparable & Sendable>(where keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> E? {
+        if let group = storage.groupedIDs(key, for: keyPath) { return group.first.flatMap { storage.rows[$0.value].map { $0.value } } }
+        if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
+            var found: E?
+            ordered.walk(in: SortedMapRange(key...key), descending: false).walk { id in
+                found = storage.rows[id].map { $0.value }
+                return found == nil
+            }
+            return found
+        }
+        return scanned(keyPath, equals: key).first
     }
 
     /// The entities whose field `keyPath` equals `key`, in insertion order.
@@ -98,23 +122,67 @@ public struct TableView<E: Entity>: Sendable, Sequence {
     ///   `[Key: [ID]]` lookup would be); O(n) without an index.
     @inlinable
     public func filter<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
-        if let group = storage.groupedIDs(key, for: keyPath) {
+        if let group = storage.groupedIDs(key, for: keyPath) { return entities(in: group) }
+        return scanned(keyPath, equals: key).results
+    }
+
+    /// The entities whose field `keyPath` equals `key`, in insertion order; an ordered index
+    /// on the field answers when it has no unique or grouped one.
+    /// - Complexity: O(1) to find the key in a unique or grouped index, O(log n) in an
+    ///   ordered one, then one hash probe per entity returned; O(n) without an index.
+    @inlinable
+    public func filter<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> [E] {
+        if let group = storage.groupedIDs(key, for: keyPath) { return entities(in: group) }
+        if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
+            // Equal keys are ordered by insertion position: the run is in insertion order.
             var entities: [E] = []
-            entities.reserveCapacity(group.count)
+            entities.reserveCapacity(ordered.count(in: SortedMapRange(key...key)))
             let rows = storage.rows
-            for (_, id) in group {
+            ordered.walk(in: SortedMapRange(key...key), descending: false).walk { id in
                 if let entity = rows[id].map({ $0.value }) { entities.append(entity) }
+                return true
             }
             return entities
         }
-        return query().where(keyPath, equals: key).results
+        return scanned(keyPath, equals: key).results
+    }
+
+    /// The query that scans for `key` when no index answers. Out of line, so that the
+    /// index paths inlined into a caller never build it.
+    @usableFromInline @inline(never)
+    func scanned<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Query<E> {
+        query().where(keyPath, equals: key)
+    }
+
+    /// The entities of a grouped index's group, in its (insertion) order.
+    @inlinable
+    func entities(in group: SortedMap<UInt64, E.ID>) -> [E] {
+        var entities: [E] = []
+        entities.reserveCapacity(group.count)
+        let rows = storage.rows
+        group.forEachValue(at: 0..<group.count) { id in
+            if let row = rows[id] { entities.append(row.value) }
+            return true
+        }
+        return entities
     }
 
     /// The number of entities whose field `keyPath` equals `key`.
     /// - Complexity: O(1) with a unique or grouped index; O(n) without one.
     @inlinable
     public func count<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Int {
-        storage.groupedIDs(key, for: keyPath)?.count ?? query().where(keyPath, equals: key).count
+        if let counted = storage.hashedCount(of: key, for: keyPath) { return counted }
+        return scanned(keyPath, equals: key).count
+    }
+
+    /// The number of entities whose field `keyPath` equals `key`; an ordered index on the
+    /// field answers when it has no unique or grouped one.
+    /// - Complexity: O(1) with a unique or grouped index, O(log n) with an ordered one (from
+    ///   the B-tree's subtree sizes, whatever the number of matches); O(n) without an index.
+    @inlinable
+    public func count<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> Int {
+        if let counted = storage.comparableCount(of: key, for: keyPath) { return counted }
+        return scanned(keyPath, equals: key).count
     }
 
     /// Entities sorted by `keyPath`, ascending unless `descending`, at most `limit` of them.

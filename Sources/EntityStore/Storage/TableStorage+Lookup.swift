@@ -16,7 +16,7 @@ extension TableStorage {
     /// order, or nil when the field has neither. O(1) plus O(indexes) to find the index.
     @inlinable
     func groupedIDs<Key: Hashable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> SortedMap<UInt64, E.ID>? {
-        for position in descriptor.indexes.indices where descriptor.indexes[position].keyPath?.keyPath == keyPath {
+        for position in descriptor.indexes.indices where descriptor.indexes[position].keyPath?.matches(keyPath) ?? false {
             let box = indexes[position]
             if let grouped = box as? IndexBox<GroupedIndex<E, Key>> { return grouped.index.lookup(key) }
             if let unique = box as? IndexBox<UniqueIndex<E, Key>> {

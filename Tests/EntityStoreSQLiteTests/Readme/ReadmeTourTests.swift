@@ -41,6 +41,7 @@ struct ReadmeTourTests {
         #expect(state[books].related(state[authors], via: \.authorID, of: 10)?.name == "Ursula K. Le Guin")
         #expect(state[authors].referencing(1, from: state[books], via: \.authorID).map(\.id) == [10, 11])
         #expect(state[books].query().where(\.year, in: 1970...).joined(state[authors], via: \.authorID).map { $0.1?.id } == [1, 1])
+        #expect(state[authors].query().joined(referencedBy: state[books], via: \.authorID).map { $0.1.map(\.id) } == [[10, 11]])
         #expect(state[books].query().countsByKey(\.authorID) == [1: 2])
         #expect(state[books].query().where(\.authorID, equals: 1).average(\.year) == 1972.5)
         #expect(state[books].query().where(.field(\.authorID, equals: 1) || .field(\.year, in: ..<1972)).results.count == 2)
