@@ -1,8 +1,15 @@
 extension Query {
     /// This query as a live query, or nil when it uses what a live query cannot follow:
-    /// an offset, or an order a live query cannot keep (a dynamic field's). The first
-    /// equality or range becomes the live query's source (so it wakes only for its key or
-    /// range); the other conditions become its filters. O(conditions).
+    /// an offset, or an order a live query cannot keep. The first equality or range
+    /// becomes the live query's source (so it wakes only for its key or range); the other
+    /// conditions become its filters.
+    ///
+    /// An unsorted query comes in the order of the index it reads: a key's group and a
+    /// scan in insertion order, which a live query keeps; a range of an ordered index by
+    /// that field, which its live form sorts by. Other index orders (several keys of
+    /// `oneOf`, an `||`, a prefix, non-nil values) have no live equivalent: sort such a
+    /// query to make it live.
+    /// - Complexity: O(conditions), plus finding the query's source (O(log n) at most).
     public var live: LiveQuery<E>? {
         guard offsetCount == 0 else { return nil }
         var live = LiveQuery(storage.descriptor)
@@ -13,6 +20,9 @@ extension Query {
         if let ordering {
             guard let sort = ordering.live else { return nil }
             live = sort(live)
+        } else if case let .candidates(position, candidates) = source(), candidates.group == nil, candidates.count.map({ $0 > 1 }) ?? true {
+            guard let order = conditions[position].liveIndexOrder else { return nil }
+            live = order(live)
         }
         if let limitCount { live = live.limit(limitCount) }
         return live

@@ -48,6 +48,10 @@ public struct Query<E: Entity>: Sendable {
         /// The same condition on a live query (its source when it has none yet); nil: a
         /// filter with ``matches``.
         @usableFromInline var live: (@Sendable (LiveQuery<E>) -> LiveQuery<E>)? = nil
+        /// The order of this condition's index candidates as a live query's sort (its
+        /// field ascending), so that an unsorted query read from them keeps its order when
+        /// made live; nil when a live query cannot follow that order.
+        @usableFromInline var liveIndexOrder: (@Sendable (LiveQuery<E>) -> LiveQuery<E>)? = nil
 
         @inlinable
         init(
@@ -207,6 +211,7 @@ public struct Query<E: Entity>: Sendable {
             return live.sourceOperator == .all
                 ? live.where(keyPath, in: range) : live.filter { bounds.contains($0[keyPath: keyPath]) }
         }
+        condition.liveIndexOrder = { $0.sorted(by: term.value.keyPath) }
         return adding(condition)
     }
 

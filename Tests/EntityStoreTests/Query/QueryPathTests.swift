@@ -172,9 +172,16 @@ struct QueryLiveTests {
             { $0.where(\.group, equals: 3).where(\.score, in: 10...30).sorted(by: \.score, descending: true).limit(5) },
             { $0.where(\.score, in: 5..<25).where(\.rank, equals: 1).sorted(by: \.score) },
             { $0.filter { $0.score.isMultiple(of: 3) }.sorted(by: \.code).limit(7) },
+            // Unsorted: a range comes in its index's order, a group in insertion order.
+            { $0.where(\.score, in: 5..<30) },
+            { $0.where(\.score, in: 10...).limit(4) },
+            { $0.where(\.group, equals: 1).where(\.score, in: 0...20).limit(3) },
+            { $0.where(\.rank, equals: 2).limit(6) },
         ]
         let lives = try queries.map { make in try #require(store.live(make(store.state[indexed].query()))) }
         #expect(store.state[indexed].query().offset(1).live == nil, "an offset cannot be followed")
+        #expect(store.state[indexed].query().where(\.group, oneOf: [1, 2]).live == nil, "two groups' order cannot be followed")
+        #expect(store.state[indexed].query().where(\.group, oneOf: [1, 2]).sorted(by: \.score).live != nil)
         for step in 0..<150 {
             try store.write { tx in
                 let id = Int.random(in: 1...140, using: &random)
