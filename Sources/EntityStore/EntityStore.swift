@@ -17,7 +17,7 @@ import StoreCore
 /// let book = store.state[books].find(10)
 /// ```
 ///
-/// It is built on a StoreCore ``Store`` (``core``): the same observation, streams,
+/// It is built on a StoreCore `Store` (``core``): the same observation, streams,
 /// middleware, batching and events work on it.
 public final class EntityStore: Sendable {
     /// The state store holding the tables.
@@ -31,6 +31,7 @@ public final class EntityStore: Sendable {
 
     /// A store with empty tables for `schema`.
     /// - Parameters:
+    ///   - schema: the tables, with their indexes and relations.
     ///   - checkReferences: abort any commit that leaves a reference to a missing entity
     ///     (``EntityStoreError/danglingReference(table:id:field:targetTable:targetID:)``).
     ///   - middleware: StoreCore middleware that sees every commit.

@@ -11,7 +11,7 @@ import StoreCore
 ///
 /// A query is created from the last published state and registered atomically with it,
 /// so every later commit reaches it, whichever thread commits meanwhile. It remembers the
-/// store version its value reflects (``StoreCore/Store/version``) and ignores a delivery of a
+/// store version its value reflects (StoreCore's `Store.version`) and ignores a delivery of a
 /// commit at or below it (a delivery trails publication and may come from another thread),
 /// so its value never moves backwards. Created inside a batch, it starts from the state
 /// before the batch (the batch's writes are not published yet, and may be rolled back) and

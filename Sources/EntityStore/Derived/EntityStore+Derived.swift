@@ -49,7 +49,7 @@ extension EntityStore {
 
     /// The entities whose field `keyPath` equals `key` (all books of author 42), in
     /// insertion order: the rows of the live query
-    /// `LiveQuery(table).where(keyPath, equals: key)` (see ``live(_:)``).
+    /// `LiveQuery(table).where(keyPath, equals: key)` (see ``live(_:)->LiveList<E>``).
     ///
     /// Filed under its key: a commit wakes it only when one of its changed rows has or
     /// had `key`. Its value is a persistent ``LiveRows``: nothing is rebuilt per commit.

@@ -14,8 +14,10 @@ extension JSONValue {
     ///   commas, leading zeros, raw control characters in strings, lone surrogate escapes and
     ///   malformed UTF-8 are errors.
     ///
-    /// - Parameter maxDepth: How deeply arrays and objects may nest (capped at
-    ///   `maximumNestingLimit`); deeper input is an error, never a stack overflow.
+    /// - Parameters:
+    ///   - bytes: The JSON text, as UTF-8.
+    ///   - maxDepth: How deeply arrays and objects may nest (capped at
+    ///     `maximumNestingLimit`); deeper input is an error, never a stack overflow.
     /// - Throws: `JSONParseError` naming the line, column and what was expected.
     /// - Complexity: O(n) in the input's length.
     public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(JSONParseError) {

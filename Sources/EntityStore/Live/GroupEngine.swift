@@ -170,7 +170,7 @@ extension EntityStore {
     /// limit do not apply): per value of `key`, the count, sum, minimum, maximum and
     /// average of `value`, with the changed groups after each commit.
     ///
-    /// An equality query wakes only for its key (as ``live(_:)``); others for their table.
+    /// An equality query wakes only for its key (as ``live(_:)->LiveList<E>``); others for their table.
     /// - Complexity: O(n log g) to create over n rows (the source's index candidates when
     ///   it has an index); per commit, O(changed rows × log g) for groups of g rows.
     @inlinable

@@ -2,8 +2,8 @@ import Observation
 import StoreCore
 
 /// A live query: a value maintained incrementally from each commit's change set, with
-/// the diff of every change. Create one with ``EntityStore/live(_:)`` (rows) or
-/// ``EntityStore/live(_:groupedBy:)`` (group-by aggregates).
+/// the diff of every change. Create one with ``EntityStore/live(_:)->LiveList<E>`` (rows) or
+/// ``EntityStore/live(_:groupedBy:aggregating:)`` (group-by aggregates).
 ///
 /// It is created from the last published state and registered atomically with it, so
 /// every later commit reaches it, whichever thread commits meanwhile; it ignores a

@@ -203,10 +203,10 @@ extension EntityStore {
     /// `reference` points to (book -> author), as ``JoinedRows``, with the rows' diff and
     /// the changed referenced entities per commit.
     ///
-    /// The query is dispatched as by ``live(_:)``; the referenced entities by ID: a commit
+    /// The query is dispatched as by ``live(_:)->LiveList<E>``; the referenced entities by ID: a commit
     /// to `target` wakes the join only when it touches an entity one of its rows
     /// references.
-    /// - Complexity: creating, as ``live(_:)`` plus O(k) probes; per commit, O(changed
+    /// - Complexity: creating, as ``live(_:)->LiveList<E>`` plus O(k) probes; per commit, O(changed
     ///   rows × log k + changed referenced entities).
     @inlinable
     public func live<E: Entity, T: Entity>(

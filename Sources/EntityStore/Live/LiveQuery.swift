@@ -2,7 +2,7 @@ import HashTreeCollections
 
 /// The description of a live query over one table: a source (the whole table, equality on
 /// a field, or a range of a field), optional extra filters, an order and an optional
-/// limit. Start it with ``EntityStore/live(_:)``.
+/// limit. Start it with ``EntityStore/live(_:)->LiveList<E>``.
 ///
 /// ```swift
 /// let query = LiveQuery(books).where(\.authorID, equals: 1).sorted(by: \.year).limit(10)
@@ -36,7 +36,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     @usableFromInline var makeRowEngine: @Sendable (LiveQuery<E>, EntityState, UInt64) -> RowEngineHandle<E>
 
     /// A query of every row of `table`, in insertion order.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public init(_ table: Table<E>) {
         self.table = table
@@ -62,7 +62,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     /// source: the query then wakes only for commits whose changed rows have or had that
     /// key, and its rows are read from a unique or grouped index on the field when there
     /// is one. A range source it replaces becomes a filter; a later equality is a filter.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func `where`<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> LiveQuery {
         adding(equality: keyPath, key) { storage in storage.groupedIDs(key, for: keyPath).map { $0.map { $0.value } } }
@@ -70,7 +70,7 @@ public struct LiveQuery<E: Entity>: Sendable {
 
     /// Keeps the rows whose field `keyPath` equals `key`, as the form above; an ordered
     /// index on the field reads the source's rows too.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func `where`<Key: Hashable & Comparable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, equals key: Key) -> LiveQuery {
         adding(equality: keyPath, key) { storage in
@@ -103,7 +103,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     /// first range becomes the source: its rows are read from an ordered index on the
     /// field when there is one (and a top-k sorted by the same field refills from it).
     /// Otherwise it is a filter.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func `where`<Key: Comparable & Sendable>(
         _ keyPath: any KeyPath<E, Key> & Sendable, in range: some RangeExpression<Key> & Sendable
@@ -120,7 +120,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     }
 
     /// Also keeps only the rows for which `predicate` holds. It must read only the row.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func filter(_ predicate: @escaping @Sendable (E) -> Bool) -> LiveQuery {
         var copy = self
@@ -132,7 +132,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     /// leaves is replaced by walking an ordered index on the field when there is one and
     /// the source is the whole table or a range of the same field; otherwise from the
     /// source's rows.
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func sorted<Key: Comparable & Sendable>(by keyPath: any KeyPath<E, Key> & Sendable, descending: Bool = false) -> LiveQuery {
         var copy = self
@@ -153,7 +153,7 @@ public struct LiveQuery<E: Entity>: Sendable {
     }
 
     /// Keeps at most the first `count` rows (a negative count keeps none).
-    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)``.
+    /// - Complexity: O(1); the description is data, nothing runs until ``EntityStore/live(_:)->LiveList<E>``.
     @inlinable
     public func limit(_ count: Int) -> LiveQuery {
         var copy = self

@@ -30,7 +30,7 @@ extension Query {
 }
 
 extension EntityStore {
-    /// Keeps `query`'s result up to date, as ``live(_:)`` does for its live
+    /// Keeps `query`'s result up to date, as ``live(_:)->LiveList<E>`` does for its live
     /// form (``Query/live``), or nil when the query has an offset or an order a live
     /// query cannot keep. The query's own state is not used: the live query starts from
     /// the store's current one.

@@ -62,7 +62,7 @@ extension Query {
     /// The reverse join: the matching entities, each with the entities of `source` whose
     /// field `keyPath` references it (an author with their books), in the query's order
     /// and page; each list in insertion order, empty when nothing references the entity.
-    /// The one-to-many counterpart of ``joined(_:via:)``, and of
+    /// The one-to-many counterpart of ``joined(_:via:)-(_,KeyPath<E,T.ID>Sendable)``, and of
     /// ``TableView/referencing(_:from:via:)`` for many entities at once.
     ///
     /// ```swift

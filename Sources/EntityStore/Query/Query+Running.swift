@@ -206,7 +206,7 @@ extension Query {
 
     /// The number of matching entities (ignoring offset and limit).
     /// - Complexity: O(1) without conditions, and for one equality on a unique or grouped index; O(log n) for one
-    ///   equality or range on an ordered index (`whereNotNil` O(1), ``where(_:notEquals:)``
+    ///   equality or range on an ordered index (`whereNotNil` O(1), `where(_:notEquals:)`
     ///   and `whereNil` O(1) from the size of the field's index); otherwise one pass over
     ///   the candidates, building no entity when no other condition needs one.
     @inlinable

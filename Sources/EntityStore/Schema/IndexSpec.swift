@@ -3,7 +3,7 @@ import HashTreeCollections
 /// The declaration of one secondary index of a table of `E`.
 ///
 /// Besides its description, a spec carries the index's operations as closures built by
-/// ``typed(name:kind:field:isImplicit:keyPath:make:)`` where the table is declared, so
+/// `typed(name:kind:field:isImplicit:keyPath:make:)` where the table is declared, so
 /// they are compiled for the concrete entity and key types: index maintenance in bulk
 /// writes and restores runs specialized code, not generic code through an existential.
 public struct IndexSpec<E: Entity>: Sendable {

@@ -54,7 +54,9 @@ public struct Table<E: Entity>: Sendable {
     }
 
     /// Declares a unique index on a field: no two entities may share a key.
-    /// - Parameter name: the index name; by default the field path (`"isbn"`).
+    /// - Parameters:
+    ///   - keyPath: the field.
+    ///   - name: the index name; by default the field path (`"isbn"`).
     /// - Complexity: the index costs O(1) expected per write and per lookup.
     @inlinable
     public func unique<Key: Hashable & Sendable>(_ keyPath: any KeyPath<E, Key> & Sendable, name: String? = nil) -> Table {

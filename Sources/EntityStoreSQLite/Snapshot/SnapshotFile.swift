@@ -55,9 +55,13 @@ public final class SnapshotFile: Sendable {
     }
 
     /// Follows `store` into the snapshot at `path`.
-    /// - Parameter writeInitialSnapshot: write a full snapshot now (the default). Pass
-    ///   false only if `path` already holds this store's current state (for example right
-    ///   after `store.restore(from: path)`).
+    /// - Parameters:
+    ///   - store: the store whose commits the file follows.
+    ///   - path: the snapshot file.
+    ///   - options: how rows are written (see ``SnapshotOptions``).
+    ///   - writeInitialSnapshot: write a full snapshot now (the default). Pass false only
+    ///     if `path` already holds this store's current state (for example right after
+    ///     `store.restore(from: path)`).
     /// - Complexity: O(n) in the rows of every table for the initial snapshot.
     public init(
         store: EntityStore, path: String, options: SnapshotOptions = SnapshotOptions(), writeInitialSnapshot: Bool = true
