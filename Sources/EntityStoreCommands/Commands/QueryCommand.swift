@@ -116,7 +116,7 @@ public struct QueryCommand: ParsableCommand {
         // Table and fields are checked on the metadata, before any row is read.
         let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
         let request = try request(metadata: reader.metadata)
-        // One table's matching rows, read in place; an older format is restored (and upgraded).
+        // One table's matching rows, read in place (an older format through a private copy).
         if let answer = try request.answer(from: reader) {
             print(answer, terminator: "")
             return

@@ -70,9 +70,9 @@ struct QueryRequest {
     /// the matches when it can say every condition exactly, else it selects the rows the
     /// conditions it can say allow (all of the table's, if none), and the same query runs
     /// on those alone in memory. Either way the answer is the one a full restore gives.
-    /// - Returns: nil when the file is of an older format (a restore upgrades it).
+    /// - Returns: nil when the snapshot lacks the table.
     func answer(from reader: SnapshotTableReader) throws -> String? {
-        guard reader.isCurrent, let stored = reader.metadata.table(named: table) else { return nil }
+        guard let stored = reader.metadata.table(named: table) else { return nil }
         let pushdown = SQLPushdown(stored)
         let selecting = conditions + (id.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)

@@ -4,9 +4,10 @@ import EntityStore
 /// one-shot query needs (a count, one record by id, the rows a condition selects) costs
 /// an SQLite lookup instead of a full restore.
 ///
-/// The file is opened read-only and never changed, so only files of the current format
-/// qualify (``isCurrent``); older ones must be upgraded by a restore or `migrate` first.
-/// Rows are decoded exactly as a restore decodes them into dynamic records.
+/// The file is opened read-only and never changed: one of an older format is read
+/// through a private copy brought up to date (``SQLiteConnection/privateCopy(of:)``),
+/// which disappears with the reader. Rows are decoded exactly as a restore decodes them
+/// into dynamic records.
 package struct SnapshotTableReader {
     /// A filter on rows, in SQL: clauses AND-ed, with their bound arguments. Columns must
     /// be named with `quoteIdentifier` and every value bound, never spliced.
@@ -20,7 +21,10 @@ package struct SnapshotTableReader {
     }
 
     package let path: String
+    /// The metadata, of the current format (an older file's as its upgrade gives it).
     package let metadata: SnapshotMetadata
+    /// The format version of the file itself.
+    package let fileFormatVersion: Int
     private let connection: SQLiteConnection
 
     /// Opens the snapshot at `path` read-only and reads its metadata.
@@ -29,10 +33,16 @@ package struct SnapshotTableReader {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
         if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
         do {
-            let connection = try SQLiteConnection.openSnapshotForReading(path)
-            _ = try SnapshotIdentity.check(connection)
+            var connection = try SQLiteConnection.openSnapshotForReading(path)
+            let version = try SnapshotIdentity.check(connection)
+            // Before the upgrade writes to the copy: a write would run the file's triggers.
             try SnapshotStructure.checkFile(connection)
+            if version < FormatMigrator.currentVersion {
+                connection = try SQLiteConnection.privateCopy(of: connection)
+                try FormatMigrator().migrate(connection)
+            }
             self.metadata = try SnapshotMetadata.read(connection)
+            self.fileFormatVersion = version
             self.connection = connection
             self.path = path
         } catch let error as SnapshotError {
@@ -43,10 +53,6 @@ package struct SnapshotTableReader {
             throw .notASnapshot(path: path, reason: String(describing: error))
         }
     }
-
-    /// Whether the file is of the current format: older ones are read through a restore,
-    /// which upgrades them.
-    package var isCurrent: Bool { metadata.formatVersion == FormatMigrator.currentVersion }
 
     /// The number of rows of `table` that `filter` selects. O(log n) with an SQL index on
     /// the filtered column, else one pass over the table inside SQLite.
