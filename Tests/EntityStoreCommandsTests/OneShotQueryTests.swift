@@ -14,7 +14,10 @@ struct OneShotQueryTests {
     /// references to a table of string ids, some dangling.
     static func records(seed: UInt64, count: Int) -> [DynamicRecord] {
         var random = SplitMix64(seed: seed)
-        let words = ["é", "e\u{301}", "a", "A", "b", "ab", "", "Ω", "\u{2126}", "z", "10", "😀"]
+        let words = [
+            "é", "e\u{301}", "a", "A", "b", "ab", "", "Ω", "\u{2126}", "z", "10", "😀", "K", "\u{212A}", "Å", "\u{212B}", "A\u{30A}",
+            "a\u{301}\u{323}", "a\u{323}\u{301}", "f", "E", "a\u{0}b", "e\u{301}z", "éa",
+        ]
         return (1...count).map { id in
             var fields: [String: JSONValue] = [:]
             func maybe(_ name: String, _ value: @autoclosure () -> JSONValue) {
@@ -35,7 +38,8 @@ struct OneShotQueryTests {
             if Int.random(in: 0..<5, using: &random) > 0 { fields["t"] = .string(words.randomElement(using: &random)!) }
             fields["d"] = .double(Double(Int.random(in: -8...8, using: &random)) / 4)
             // A reference to a record of `u` (string ids; "zz" names none, 1 is of another kind).
-            maybe("r", [.string("a"), .string("b"), .string("c"), .string("zz"), .integer(1)].randomElement(using: &random)!)
+            maybe("r", [.string("a"), .string("b"), .string("c"), .string("zz"), .integer(1), .string("e\u{301}"), .string("\u{212A}")]
+                .randomElement(using: &random)!)
             return DynamicRecord(id: .integer(Int64(id)), fields: fields)
         }
     }
@@ -53,6 +57,55 @@ struct OneShotQueryTests {
         }
     }
 
+    /// The ids of `u`: one spelling of each, some referenced by `t` in another (`"é"` as
+    /// `"e\u{301}"`, `"K"` as the Kelvin sign).
+    static let referencedIDs = ["a", "b", "c", "é", "K", "\u{2126}", "Å", "e\u{301}z", "z", "10", "😀", "a\u{0}b", "A"]
+
+    /// Queries on a table of string ids, with ids asked in other spellings, sorted by id
+    /// and by text with ties: the one-shot answer must be the restore's.
+    @Test(arguments: [4, 5] as [UInt64])
+    func stringIDsAgree(seed: UInt64) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("one-shot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("u.sqlite").path
+        var random = SplitMix64(seed: seed)
+        let names = ["é", "e\u{301}", "E", "f", "\u{212A}", "K", "k", "Å", "A\u{30A}", "a\u{301}\u{323}", "a\u{323}\u{301}", "z"]
+        let table = Table<DynamicRecord>("u").index(.grouped, field: "name")
+        let state = try EntityState.build(schema: try Schema([table])) { tx in
+            try tx[table].insert(contentsOf: Self.referencedIDs.map { id in
+                var fields: [String: JSONValue] = ["n": .integer(Int64.random(in: 0...3, using: &random))]
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0: fields["name"] = .null
+                case 1: break
+                default: fields["name"] = .string(names.randomElement(using: &random)!)
+                }
+                return DynamicRecord(id: .string(id), fields: fields)
+            })
+        }
+        _ = try state.writeSnapshot(to: path)
+        let restored = try EntityStore.restoringDynamic(from: path).state
+        let reader = try SnapshotTableReader(path: path)
+        let probes = Self.referencedIDs + ["e\u{301}", "\u{212A}", "Ω", "A\u{30A}", "\u{212B}", "zz", "1"]
+        for _ in 0..<200 {
+            let conditions = Bool.random(using: &random) ? [] : [Self.randomCondition(&random)]
+                .map { FieldCondition(field: ["s", "t"].contains($0.field) ? "name" : $0.field, op: $0.op, operands: $0.operands) }
+                .filter { ["n", "name", "id"].contains($0.field) }
+            let sort = [nil, "id", "name", "n"].randomElement(using: &random)!
+            let request = QueryRequest(
+                table: "u", id: Int.random(in: 0..<3, using: &random) == 0 ? .string(probes.randomElement(using: &random)!) : nil,
+                conditions: conditions, sort: sort, descending: sort != nil && Bool.random(using: &random),
+                offset: Bool.random(using: &random) ? Int.random(in: 0...3, using: &random) : nil,
+                limit: Bool.random(using: &random) ? [0, 1, 2, 5].randomElement(using: &random) : nil,
+                fields: ["id", "n", "name"], countOnly: false, explain: false, format: [.ndjson, .json, .csv].randomElement(using: &random)!)
+            func answer(_ body: () throws -> String?) -> String {
+                do { return try body() ?? "nil" } catch { return "error: \(error)" }
+            }
+            #expect(answer { try request.answer(from: reader) } == answer { try request.answer(in: restored) },
+                    "\(conditions) id \(String(describing: request.id)) sort \(String(describing: sort))")
+        }
+    }
+
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomQueriesAgree(seed: UInt64) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("one-shot-\(UUID().uuidString)")
@@ -64,7 +117,7 @@ struct OneShotQueryTests {
             .references(field: "r", to: referenced, onDelete: .none)
         let state = try EntityState.build(schema: try Schema([table, referenced])) { tx in
             try tx[table].insert(contentsOf: Self.records(seed: seed, count: 300))
-            try tx[referenced].insert(contentsOf: ["a", "b", "c"].map { DynamicRecord(id: .string($0), fields: ["name": .string("name of \($0)")]) })
+            try tx[referenced].insert(contentsOf: Self.referencedIDs.map { DynamicRecord(id: .string($0), fields: ["name": .string("name of \($0)")]) })
         }
         _ = try state.writeSnapshot(to: path)
         let restored = try EntityStore.restoringDynamic(from: path).state
@@ -92,7 +145,7 @@ struct OneShotQueryTests {
                     conditions: conditions,
                     sort: aggregating
                         ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil)
-                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "mixed", "r"].randomElement(using: &random) : nil),
+                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "t", "mixed", "r"].randomElement(using: &random) : nil),
                     descending: Bool.random(using: &random),
                     offset: Bool.random(using: &random) ? Int.random(in: 0...4, using: &random) : nil,
                     limit: Bool.random(using: &random) ? [0, 1, 3, 5, 40].randomElement(using: &random) : nil,

@@ -52,7 +52,7 @@ struct ReadOnlyCommandsTests {
                 questions += [
                     ["query", "%", "flights", "--where", "dep_delay>60", "--count"], ["query", "%", "flights", "--where", "carrier=UA"],
                     ["query", "%", "flights", "--join", "carrier", "--fields", "id,carrier,carrier.name"],
-                    ["query", "%", "carriers", "--sort", "id", "--desc"],
+                    ["query", "%", "carriers", "--id", "e\u{301}"], ["query", "%", "carriers", "--sort", "id", "--desc"],
                 ]
             }
             for question in questions {
@@ -64,6 +64,7 @@ struct ReadOnlyCommandsTests {
             }
             if format == 2 {
                 #expect(run(["query", old, "flights", "--where", "dep_delay>60", "--count"]).stdout == "2\n")
+                #expect(run(["query", old, "carriers", "--id", "e\u{301}", "--fields", "name"]).stdout == "{\"name\":\"Accented\"}\n")
                 let sorted = run(["query", old, "flights", "--sort", "tailnum", "--fields", "id", "--limit", "5"])
                 // "E", "N14228", "f", then "é" and its decomposed spelling tied, in id order.
                 #expect(sorted.stdout == "{\"id\":6}\n{\"id\":1}\n{\"id\":5}\n{\"id\":2}\n{\"id\":3}\n", "\(sorted)")

@@ -74,7 +74,14 @@ struct QueryRequest {
     func answer(from reader: SnapshotTableReader) throws -> String? {
         guard let stored = reader.metadata.table(named: table) else { return nil }
         let pushdown = SQLPushdown(stored)
-        let selecting = conditions + (id.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
+        // `--id` finds ids as the store does (canonically equivalent strings are one id):
+        // SQL then selects the stored spelling.
+        var storedID = id
+        if case .string(let text)? = id, stored.idKind == .string {
+            let found = try reportingFailures { try reader.records(table, withIDs: [.string(text)]) }
+            storedID = found.values.first?.id.jsonValue ?? id
+        }
+        let selecting = conditions + (storedID.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)
         var selected = filter
         // A page of records in an order SQL can say: only the rows that can be on it.
@@ -109,25 +116,7 @@ struct QueryRequest {
         }
         // The referenced records of the rows printed, read by id.
         return try answer(in: state, explaining: false) { join, ids in
-            var filter = SnapshotTableReader.Filter()
-            var found: [RecordID: DynamicRecord] = [:]
-            // SQLite binds at most 32,766 values per statement.
-            for start in stride(from: 0, to: ids.count, by: 10_000) {
-                let chunk = ids[start..<min(ids.count, start + 10_000)]
-                filter.clauses = ["\"id\" IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"]
-                filter.arguments = chunk.map { id in
-                    switch id {
-                    case .integer(let number): .integer(number)
-                    case .string(let text): .text(text)
-                    }
-                }
-                let chunkRecords = try reportingFailures { try reader.records(join.target, filter) }
-                for record in chunkRecords {
-                    // SQLite matches the text '5' with the id 5; references name ids of their own kind.
-                    if ids.contains(record.id) { found[record.id] = record }
-                }
-            }
-            return found
+            try reportingFailures { try reader.records(join.target, withIDs: ids) }
         }
     }
 

@@ -7,7 +7,8 @@ import EntityStore
 /// The file is opened read-only and never changed: one of an older format is read
 /// through a private copy brought up to date (``SQLiteConnection/privateCopy(of:)``),
 /// which disappears with the reader. Rows are decoded exactly as a restore decodes them
-/// into dynamic records.
+/// into dynamic records, and the collation ``SQLiteConnection/swiftStringOrder`` is
+/// defined, so statements can order and compare text as the in-memory store does.
 package struct SnapshotTableReader {
     /// A filter on rows, in SQL: clauses AND-ed, with their bound arguments. Columns must
     /// be named with `quoteIdentifier` and every value bound, never spliced.
@@ -41,6 +42,7 @@ package struct SnapshotTableReader {
                 connection = try SQLiteConnection.privateCopy(of: connection)
                 try FormatMigrator().migrate(connection)
             }
+            try connection.defineSwiftStringOrder()
             self.metadata = try SnapshotMetadata.read(connection)
             self.fileFormatVersion = version
             self.connection = connection
@@ -52,6 +54,14 @@ package struct SnapshotTableReader {
         } catch {
             throw .notASnapshot(path: path, reason: String(describing: error))
         }
+    }
+
+    /// Whether `column` of `table` holds text, which SQL must order with
+    /// ``SQLiteConnection/swiftStringOrder`` to order it as the store does.
+    package func holdsText(_ column: String, of table: String) -> Bool {
+        guard let stored = metadata.table(named: table) else { return false }
+        if column == "id" { return stored.idKind == .string }
+        return stored.columns.first { $0.name == column }?.kind == .string
     }
 
     /// The number of rows of `table` that `filter` selects. O(log n) with an SQL index on
@@ -69,17 +79,19 @@ package struct SnapshotTableReader {
 
     /// The value of `column` at `position` (0 for the first) in the order of the non-NULL
     /// values of the rows of `table` that `filter` selects, largest first when
-    /// `descending`; nil when fewer rows have one. O(n log k) for k = position + 1 inside
-    /// SQLite, O(log n + k) with an SQL index on the column.
+    /// `descending` (text in Swift's order, see ``holdsText(_:of:)``); nil when fewer rows
+    /// have one. O(n log k) for k = position + 1 inside SQLite, O(log n + k) with an SQL
+    /// index on a column of numbers.
     package func value(
         of column: String, in table: String, _ filter: Filter, descending: Bool, at position: Int
     ) throws(SnapshotError) -> SQLiteValue? {
         let name = quoteIdentifier(column)
         var selecting = filter
         selecting.clauses.append("\(name) IS NOT NULL")
+        let order = name + (holdsText(column, of: table) ? " COLLATE \(SQLiteConnection.swiftStringOrder)" : "")
         do {
             let rows = try connection.prepare(
-                "SELECT \(name) FROM \(quoteIdentifier(table))\(selecting.whereClause) ORDER BY \(name)\(descending ? " DESC" : "") LIMIT 1 OFFSET ?")
+                "SELECT \(name) FROM \(quoteIdentifier(table))\(selecting.whereClause) ORDER BY \(order)\(descending ? " DESC" : "") LIMIT 1 OFFSET ?")
                 .rows(selecting.arguments + [.integer(Int64(position))])
             return rows.first?.first
         } catch {
@@ -128,5 +140,39 @@ package struct SnapshotTableReader {
         } catch {
             throw .invalidData(table: table, detail: String(describing: error))
         }
+    }
+
+    /// The records of `table` whose ids equal one of `ids` as the store compares ids
+    /// (canonically equivalent strings are equal), keyed by their ids.
+    /// - Complexity: O(k log n) for k ids through the id's SQL index; on a table of
+    ///   string ids, one more pass over its ids for those not found byte for byte.
+    package func records(_ table: String, withIDs ids: [RecordID]) throws(SnapshotError) -> [RecordID: DynamicRecord] {
+        var found: [RecordID: DynamicRecord] = [:]
+        let wanted = Set(ids)
+        func read(_ ids: some Collection<RecordID>, collated: Bool) throws(SnapshotError) {
+            var filter = Filter()
+            let column = collated ? "\"id\" COLLATE \(SQLiteConnection.swiftStringOrder)" : "\"id\""
+            filter.clauses = ["\(column) IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))"]
+            filter.arguments = ids.map { id in
+                switch id {
+                case .integer(let number): .integer(number)
+                case .string(let text): .text(text)
+                }
+            }
+            // SQLite matches the text '5' with the id 5: only ids of the kind asked count.
+            for record in try records(table, filter) where wanted.contains(record.id) { found[record.id] = record }
+        }
+        // SQLite binds at most 32,766 values per statement.
+        let chunk = 10_000
+        for start in stride(from: 0, to: ids.count, by: chunk) {
+            try read(ids[start..<min(ids.count, start + chunk)], collated: false)
+        }
+        // Text equal to an id only in Swift's sense ("e\u{301}" and "é", "K" and the Kelvin sign).
+        guard metadata.table(named: table)?.idKind == .string else { return found }
+        let missing = ids.filter { if case .string = $0 { found[$0] == nil } else { false } }
+        for start in stride(from: 0, to: missing.count, by: chunk) {
+            try read(missing[start..<min(missing.count, start + chunk)], collated: true)
+        }
+        return found
     }
 }
