@@ -117,9 +117,16 @@ public struct QueryCommand: ParsableCommand {
         let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
         let request = try request(metadata: reader.metadata)
         // One table's matching rows, read in place (an older format through a private copy).
-        if let answer = try request.answer(from: reader) {
-            print(answer, terminator: "")
-            return
+        var output = StandardOutput()
+        do {
+            if try request.answer(from: reader, into: &output) {
+                try output.flush()
+                return
+            }
+        } catch {
+            // What came before a failure mid-stream is printed, then the failure.
+            try? output.flush()
+            throw error
         }
         let store = try restoreDynamic(snapshot, quiet: quiet)
         print(try request.answer(in: store.state), terminator: "")

@@ -33,25 +33,8 @@ struct RowPrinter {
     /// The rows as text, each row a map from field to value (a missing field prints as
     /// nothing in CSV and tables, and is left out of JSON objects).
     func text(_ rows: [[String: JSONValue]]) -> String {
-        switch format {
-        case .ndjson:
-            return rows.map { object($0) + "\n" }.joined()
-        case .json:
-            return rows.isEmpty ? "[]\n" : "[\n" + rows.map { "  " + object($0) }.joined(separator: ",\n") + "\n]\n"
-        case .csv:
-            let header = fields.map(CSVWriter.quotedIfNeeded).joined(separator: ",") + "\n"
-            return header + rows.map { row in
-                fields.map { CSVWriter.quotedIfNeeded(row[$0].map(CSVWriter.text) ?? "") }.joined(separator: ",") + "\n"
-            }.joined()
-        case .table:
-            return table(rows)
-        }
-    }
-
-    /// A JSON object with the row's fields in column order.
-    private func object(_ row: [String: JSONValue]) -> String {
-        let members = fields.compactMap { field in row[field].map { JSONValue.string(field).serialized() + ":" + $0.serialized() } }
-        return "{" + members.joined(separator: ",") + "}"
+        guard var streamer = RowStreamer(format: format, fields: fields) else { return table(rows) }
+        return rows.map { streamer.text($0) }.joined() + streamer.end()
     }
 
     /// Aligned columns: numbers right-aligned, text left-aligned, long cells cut.
@@ -126,5 +109,66 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
+    }
+}
+
+/// Prints rows one at a time, for the formats that need no look at later rows (all but
+/// `table`): the text of the rows and then ``end()`` is what ``RowPrinter`` prints for
+/// them all at once.
+struct RowStreamer {
+    let format: OutputFormat
+    /// The columns, in print order.
+    let fields: [String]
+    /// Each column's JSON member name and colon, `"name":`.
+    private let keys: [String]
+    /// The rows printed so far.
+    private(set) var count = 0
+
+    /// Nil for `table`, which aligns its columns over all rows.
+    init?(format: OutputFormat, fields: [String]) {
+        guard format != .table else { return nil }
+        self.format = format
+        self.fields = fields
+        self.keys = fields.map { JSONValue.string($0).serialized() + ":" }
+    }
+
+    /// The text of the next row (after what comes before the first).
+    mutating func text(_ row: [String: JSONValue]) -> String {
+        text { row[$0] }
+    }
+
+    /// The text of the next row, whose value in each field `value` gives (nil: none).
+    mutating func text(_ value: (String) -> JSONValue?) -> String {
+        defer { count += 1 }
+        switch format {
+        case .json: return (count == 0 ? "[\n  " : ",\n  ") + object(value)
+        case .csv: return (count == 0 ? header : "") + fields.map { CSVWriter.quotedIfNeeded(value($0).map(CSVWriter.text) ?? "") }.joined(separator: ",") + "\n"
+        case .ndjson, .table: return object(value) + "\n"
+        }
+    }
+
+    /// What follows the last row.
+    func end() -> String {
+        switch format {
+        case .json: count == 0 ? "[]\n" : "\n]\n"
+        case .csv: count == 0 ? header : ""
+        case .ndjson, .table: ""
+        }
+    }
+
+    private var header: String { fields.map(CSVWriter.quotedIfNeeded).joined(separator: ",") + "\n" }
+
+    /// A JSON object with the row's fields in column order.
+    private func object(_ value: (String) -> JSONValue?) -> String {
+        var text = "{"
+        var first = true
+        for (field, key) in zip(fields, keys) {
+            guard let member = value(field) else { continue }
+            if !first { text += "," }
+            first = false
+            text += key
+            text += member.serialized()
+        }
+        return text + "}"
     }
 }

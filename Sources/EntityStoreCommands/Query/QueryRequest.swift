@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import Foundation
 
 /// A query on one table of dynamic records, checked against the table's fields, and how
 /// to print its answer: what `query` and the shell run on the library's query engine.
@@ -66,13 +67,22 @@ struct QueryRequest {
         return Array(limit.map { paged.prefix($0) } ?? paged)
     }
 
-    /// The printed answer, read from the snapshot without restoring it: SQLite counts
-    /// the matches when it can say every condition exactly, else it selects the rows the
-    /// conditions it can say allow (all of the table's, if none), and the same query runs
-    /// on those alone in memory. Either way the answer is the one a full restore gives.
-    /// - Returns: nil when the snapshot lacks the table.
+    /// The printed answer, read from the snapshot without restoring it; nil if the
+    /// snapshot lacks the table. See ``answer(from:into:)``.
     func answer(from reader: SnapshotTableReader) throws -> String? {
-        guard let stored = reader.metadata.table(named: table) else { return nil }
+        var text = ""
+        return try answer(from: reader, into: &text) ? text : nil
+    }
+
+    /// Writes the answer to `output`, read from the snapshot without restoring it: SQLite
+    /// counts the matches when it can say every condition exactly, else it selects the
+    /// rows the conditions it can say allow (all of the table's, if none), and the same
+    /// query runs on those alone in memory. Records in id order (no `--sort`, or by id)
+    /// stream from SQLite to `output` instead, a few at a time, and stop at the page's
+    /// end. Either way the answer is the one a full restore gives.
+    /// - Returns: false when the snapshot lacks the table (nothing written).
+    func answer(from reader: SnapshotTableReader, into output: inout some AnswerOutput) throws -> Bool {
+        guard let stored = reader.metadata.table(named: table) else { return false }
         let pushdown = SQLPushdown(stored)
         // `--id` finds ids as the store does (canonically equivalent strings are one id):
         // SQL then selects the stored spelling.
@@ -83,6 +93,10 @@ struct QueryRequest {
         }
         let selecting = conditions + (storedID.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)
+        if !countOnly, !isAggregating, sort == nil || sort == "id", let streamer = RowStreamer(format: format, fields: fields) {
+            try stream(from: reader, filter, isExact: isExact, into: &output, printing: streamer)
+            return true
+        }
         var selected = filter
         // A page of records in an order SQL can say: only the rows that can be on it.
         if isExact, !countOnly, !isAggregating, let limit {
@@ -101,10 +115,12 @@ struct QueryRequest {
             print("plan: read from the snapshot: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
         }
         if countOnly, !isAggregating, isExact {
-            return "\(try reportingFailures { try reader.count(table, filter) })\n"
+            try output.write("\(try reportingFailures { try reader.count(table, filter) })\n")
+            return true
         }
         if isAggregating, isExact, let grouped = try pushdown.groups(of: table, filter, by: groupBy, aggregates, reader: reader) {
-            return RowPrinter(format: format, fields: fields).text(ordered(grouped))
+            try output.write(RowPrinter(format: format, fields: fields).text(ordered(grouped)))
+            return true
         }
         let records = try reportingFailures { try reader.records(table, selected) }
         // The snapshot's whole schema, its other tables empty: the same indexes give the
@@ -115,10 +131,71 @@ struct QueryRequest {
             }
         }
         // The referenced records of the rows printed, read by id.
-        return try answer(in: state, explaining: false) { join, ids in
+        try output.write(try answer(in: state, explaining: false) { join, ids in
             try reportingFailures { try reader.records(join.target, withIDs: ids) }
-        }
+        })
+        return true
     }
+
+    /// Streams the records `filter` selects (and, unless `isExact`, the conditions allow)
+    /// in id order to `output`, paged, with their joined records.
+    private func stream(
+        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, isExact: Bool,
+        into output: inout some AnswerOutput, printing streamer: RowStreamer
+    ) throws {
+        // The snapshot's schema must build, as for a restore.
+        _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
+        // Ids in the store's order: text as Swift orders it.
+        let collation = reader.holdsText("id", of: table) ? " COLLATE \(SQLiteConnection.swiftStringOrder)" : ""
+        let order = "\"id\"\(collation)\(descending ? " DESC" : "")"
+        if explain {
+            var standardError = StandardError()
+            let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
+            print("plan: stream from the snapshot in id order: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
+        }
+        var streamer = streamer
+        var batch: [DynamicRecord] = []
+        var skipped = 0, taken = 0
+        var previous: RecordID?
+        func flush() throws {
+            if joins.isEmpty {
+                for record in batch { try output.write(streamer.text { record[field: $0] }) }
+            } else {
+                for row in try rows(of: batch, referenced: { join, ids in try reader.records(join.target, withIDs: ids) }) {
+                    try output.write(streamer.text(row))
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        if limit != 0 {
+            try reportingFailures {
+                try reader.forEachRecord(table, filter, orderBy: order) { record in
+                    // Two spellings of one id (a restore refuses the file).
+                    if let previous, previous == record.id {
+                        throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
+                    }
+                    previous = record.id
+                    guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
+                    if skipped < offset ?? 0 {
+                        skipped += 1
+                        return true
+                    }
+                    batch.append(record)
+                    taken += 1
+                    if batch.count == Self.streamBatch { try flush() }
+                    return limit.map { taken < $0 } ?? true
+                }
+            }
+        }
+        try flush()
+        if let id, taken == 0, conditions.isEmpty {
+            throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
+        }
+        try output.write(streamer.end())
+    }
+
+    /// Records streamed are printed this many at a time (their joins read together).
+    static let streamBatch = 512
 
     /// The printed answer.
     /// - Parameter referenced: the records of a join's target with these ids; by default
@@ -141,6 +218,19 @@ struct QueryRequest {
         if let id, records.isEmpty, conditions.isEmpty {
             throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
         }
+        let rows = try rows(of: records, referenced: referenced ?? { join, ids in
+            Dictionary(uniqueKeysWithValues: ids.compactMap { id in
+                state[Table<DynamicRecord>(join.target)].find(id).map { (id, $0) }
+            })
+        })
+        return RowPrinter(format: format, fields: fields).text(rows)
+    }
+
+    /// The printed rows of `records`, with the fields of the records their joins reference
+    /// (`referenced` gives those of a join's target with the ids asked).
+    private func rows(
+        of records: [DynamicRecord], referenced: (Join, [RecordID]) throws -> [RecordID: DynamicRecord]
+    ) throws -> [[String: JSONValue]] {
         var rows = records.map(\.row)
         for join in joins {
             var ids: [RecordID] = []
@@ -148,14 +238,39 @@ struct QueryRequest {
             for record in records {
                 if let id = record.fields[join.field].flatMap(RecordID.init), seen.insert(id).inserted { ids.append(id) }
             }
-            let found = try referenced?(join, ids) ?? Dictionary(uniqueKeysWithValues: ids.compactMap { id in
-                state[Table<DynamicRecord>(join.target)].find(id).map { (id, $0) }
-            })
+            let found = try referenced(join, ids)
             for (position, record) in records.enumerated() {
                 guard let id = record.fields[join.field].flatMap(RecordID.init), let target = found[id] else { continue }
                 for (name, value) in target.row { rows[position]["\(join.field).\(name)"] = value }
             }
         }
-        return RowPrinter(format: format, fields: fields).text(rows)
+        return rows
+    }
+}
+
+/// Where `query` writes its answer, piece by piece.
+protocol AnswerOutput {
+    mutating func write(_ text: String) throws
+}
+
+extension String: AnswerOutput {}
+
+/// Standard output, written in blocks of 64 KiB; ``flush()`` writes the rest.
+struct StandardOutput: AnswerOutput {
+    private var buffer = ""
+
+    mutating func write(_ text: String) throws {
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        defer { buffer = "" }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(buffer.utf8))
+        } catch {
+            throw CommandFailure("cannot write to standard output: \((error as NSError).localizedDescription)")
+        }
     }
 }

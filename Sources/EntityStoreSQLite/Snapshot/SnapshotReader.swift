@@ -253,6 +253,7 @@ enum DynamicRowReader {
         default: throw .invalidData(table: layout.table, detail: "an id is neither an integer nor text")
         }
         var fields: [String: JSONValue] = [:]
+        fields.reserveCapacity(layout.index.count)
         let hidden = NullMeaning.absentFieldsColumn
         var absent: [String]?
         for (name, column) in layout.index where name != "id" && name != hidden {

@@ -115,31 +115,23 @@ package struct SnapshotTableReader {
         }
     }
 
-    /// The rows of `table` that `filter` selects, in id order, decoded as a restore
-    /// decodes them.
+    /// The rows of `table` that `filter` selects, in the order SQLite gives ids (a restore
+    /// inserts them in that order), decoded as a restore decodes them.
     /// - Throws: ``SnapshotError/invalidData(table:detail:)`` for a value that does not fit
     ///   its column's kind.
     package func records(_ table: String, _ filter: Filter) throws(SnapshotError) -> [DynamicRecord] {
-        guard let stored = metadata.table(named: table) else { return [] }
-        let listed = stored.columns.map(\.name)
-        let selected = (listed.contains("id") ? listed : ["id"] + listed).map(quoteIdentifier).joined(separator: ", ")
+        var records: [DynamicRecord] = []
         do {
-            let statement = try connection.prepare(
-                "SELECT \(selected) FROM \(quoteIdentifier(table))\(filter.whereClause) ORDER BY \"id\"")
-            try statement.bind(filter.arguments)
-            let layout = ColumnLayout(statement, stored: stored)
-            var records: [DynamicRecord] = []
-            while try statement.step() {
-                records.append(try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind))
+            try forEachRecord(table, filter, orderBy: "\"id\"") { record in
+                records.append(record)
+                return true
             }
-            return records
         } catch let error as SnapshotError {
             throw error
-        } catch let error as SQLiteError {
-            throw SnapshotError(error, path: path)
         } catch {
             throw .invalidData(table: table, detail: String(describing: error))
         }
+        return records
     }
 
     /// The records of `table` whose ids equal one of `ids` as the store compares ids
@@ -174,5 +166,42 @@ package struct SnapshotTableReader {
             try read(missing[start..<min(missing.count, start + chunk)], collated: true)
         }
         return found
+    }
+
+    /// Calls `body` with each row of `table` that `filter` selects, decoded as a restore
+    /// decodes it, in the order of the SQL `orderBy` (built with `quoteIdentifier`),
+    /// until it returns false. One row is decoded at a time.
+    /// - Throws: what `body` throws; ``SnapshotError`` for the file, and
+    ///   ``SnapshotError/invalidData(table:detail:)`` for a value that does not fit its
+    ///   column's kind.
+    package func forEachRecord(
+        _ table: String, _ filter: Filter, orderBy: String, _ body: (DynamicRecord) throws -> Bool
+    ) throws {
+        guard let stored = metadata.table(named: table) else { return }
+        let listed = stored.columns.map(\.name)
+        let selected = (listed.contains("id") ? listed : ["id"] + listed).map(quoteIdentifier).joined(separator: ", ")
+        let statement: SQLiteStatement
+        let layout: ColumnLayout
+        do {
+            statement = try connection.prepare("SELECT \(selected) FROM \(quoteIdentifier(table))\(filter.whereClause) ORDER BY \(orderBy)")
+            try statement.bind(filter.arguments)
+            layout = ColumnLayout(statement, stored: stored)
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+        while true {
+            let record: DynamicRecord
+            do {
+                guard try statement.step() else { return }
+                record = try DynamicRowReader.record(statement, layout: layout, idKind: stored.idKind)
+            } catch let error as SnapshotError {
+                throw error
+            } catch let error as SQLiteError {
+                throw SnapshotError(error, path: path)
+            } catch {
+                throw SnapshotError.invalidData(table: table, detail: String(describing: error))
+            }
+            guard try body(record) else { return }
+        }
     }
 }
