@@ -37,6 +37,8 @@ struct OneShotQueryTests {
             if Int.random(in: 0..<5, using: &random) > 0 { fields["k"] = .integer(Int64.random(in: -4...4, using: &random) * 1_000_000_007) }
             if Int.random(in: 0..<5, using: &random) > 0 { fields["t"] = .string(words.randomElement(using: &random)!) }
             fields["d"] = .double(Double(Int.random(in: -8...8, using: &random)) / 4)
+            // ASCII alone, which SQLite orders by its bytes, as Swift does.
+            maybe("w", .string(["a", "A", "", "ab", "a\u{0}b", "B", "b", "10", "9", "~"].randomElement(using: &random)!))
             // A reference to a record of `u` (string ids; "zz" names none, 1 is of another kind).
             maybe("r", [.string("a"), .string("b"), .string("c"), .string("zz"), .integer(1), .string("e\u{301}"), .string("\u{212A}")]
                 .randomElement(using: &random)!)
@@ -45,7 +47,7 @@ struct OneShotQueryTests {
     }
 
     static func randomCondition(_ random: inout SplitMix64) -> FieldCondition {
-        let field = ["n", "i", "s", "b", "mixed", "nothing", "id", "k", "t", "d", "r"].randomElement(using: &random)!
+        let field = ["n", "i", "s", "b", "mixed", "nothing", "id", "k", "t", "d", "r", "w"].randomElement(using: &random)!
         let operands: [JSONValue] = [.integer(0), .integer(2), .double(2), .double(-1.5), .integer(7), .string("é"), .string("e\u{301}"),
                                      .string("a"), .string("\u{2126}"), .string("10"), .bool(true), .bool(false), .array([1])]
         let op = [FieldCondition.Operator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .oneOf, .isNull, .isNotNull]
@@ -130,7 +132,7 @@ struct OneShotQueryTests {
             let conditions = (0..<Int.random(in: 0...2, using: &random)).map { _ in Self.randomCondition(&random) }
                 .filter { fields.names.contains($0.field) }
             for countOnly in [true, false] {
-                let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d", "r"]
+                let names = ["n", "i", "s", "b", "mixed", "nothing", "k", "t", "d", "r", "w"]
                 let groupBy = Int.random(in: 0..<3, using: &random) == 0 ? names.randomElement(using: &random) : nil
                 var aggregates: [FieldAggregate] = groupBy != nil || Bool.random(using: &random) ? [.count] : []
                 for _ in 0..<(groupBy == nil && aggregates.isEmpty ? 0 : Int.random(in: 0...3, using: &random)) {
@@ -145,7 +147,7 @@ struct OneShotQueryTests {
                     conditions: conditions,
                     sort: aggregating
                         ? (Bool.random(using: &random) ? columns.randomElement(using: &random) : nil)
-                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "t", "mixed", "r"].randomElement(using: &random) : nil),
+                        : (Bool.random(using: &random) ? ["n", "i", "k", "d", "id", "s", "t", "w", "mixed", "r"].randomElement(using: &random) : nil),
                     descending: Bool.random(using: &random),
                     offset: Bool.random(using: &random) ? Int.random(in: 0...4, using: &random) : nil,
                     limit: Bool.random(using: &random) ? [0, 1, 3, 5, 40].randomElement(using: &random) : nil,

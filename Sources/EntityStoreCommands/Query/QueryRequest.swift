@@ -105,7 +105,10 @@ struct QueryRequest {
                 try pushdown.candidates(sortedBy: sort ?? "id", descending: descending, first: first, of: table, filter, reader: reader)
             }
             if let (clause, arguments) = candidates {
+                // The ids first, by themselves: SQLite then finds them through the column's
+                // index where it has one, instead of scanning the table in id order.
                 selected.clauses.append(clause)
+                selected.clauses = ["\"id\" IN (SELECT \"id\" FROM \(quoteIdentifier(table))\(selected.whereClause))"]
                 selected.arguments += arguments
             }
         }
@@ -146,7 +149,7 @@ struct QueryRequest {
         // The snapshot's schema must build, as for a restore.
         _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
         // Ids in the store's order: text as Swift orders it.
-        let collation = reader.holdsText("id", of: table) ? " COLLATE \(SQLiteConnection.swiftStringOrder)" : ""
+        let collation = try reportingFailures { try reader.collation(of: "id", in: table, filter) }
         let order = "\"id\"\(collation)\(descending ? " DESC" : "")"
         if explain {
             var standardError = StandardError()

@@ -26,6 +26,31 @@ extension SQLiteConnection {
         }, nil)
         guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil) }
     }
+
+    /// The name of the SQL function ``defineASCIITest()`` defines.
+    package static let asciiTest = "entitystore_is_ascii"
+
+    /// Defines the SQL function ``asciiTest``: `entitystore_is_ascii(x)` is 0 for text
+    /// holding a byte above 127 (in UTF-8), else 1. Text of ASCII alone orders byte by
+    /// byte in Swift, as SQLite's `BINARY` collation orders it, and equals only itself.
+    /// Direct-only: a file's schema cannot call it.
+    /// - Complexity: O(length) per call, without copying the text.
+    package func defineASCIITest() throws(SQLiteError) {
+        let db = try handle.open()
+        let rc = sqlite3_create_function_v2(
+            db, Self.asciiTest, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nil,
+            { context, count, arguments in
+                guard count == 1, let value = arguments?[0], sqlite3_value_type(value) == SQLITE_TEXT,
+                      let bytes = sqlite3_value_text(value)
+                else {
+                    sqlite3_result_int(context, 1)
+                    return
+                }
+                let text = UnsafeBufferPointer(start: bytes, count: Int(max(0, sqlite3_value_bytes(value))))
+                sqlite3_result_int(context, text.allSatisfy { $0 < 0x80 } ? 1 : 0)
+            }, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil) }
+    }
 }
 
 /// The comparison behind ``SQLiteConnection/swiftStringOrder``.

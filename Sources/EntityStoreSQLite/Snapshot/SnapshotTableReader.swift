@@ -43,6 +43,7 @@ package struct SnapshotTableReader {
                 try FormatMigrator().migrate(connection)
             }
             try connection.defineSwiftStringOrder()
+            try connection.defineASCIITest()
             self.metadata = try SnapshotMetadata.read(connection)
             self.fileFormatVersion = version
             self.connection = connection
@@ -64,6 +65,26 @@ package struct SnapshotTableReader {
         return stored.columns.first { $0.name == column }?.kind == .string
     }
 
+    /// The `COLLATE` clause with which SQL orders and compares `column` as the store does
+    /// on the rows of `table` that `filter` selects: none for numbers, nor for text that
+    /// is all ASCII there (whose bytes order as Swift orders it, so an SQL index on the
+    /// column serves), else `" COLLATE entitystore_swift"`.
+    /// - Complexity: for text, one pass over the selected values (the column's SQL index
+    ///   alone, where it has one), stopping at the first beyond ASCII.
+    package func collation(of column: String, in table: String, _ filter: Filter) throws(SnapshotError) -> String {
+        guard holdsText(column, of: table) else { return "" }
+        let name = quoteIdentifier(column)
+        var selecting = filter
+        selecting.clauses += ["\(name) IS NOT NULL", "NOT \(SQLiteConnection.asciiTest)(\(name))"]
+        do {
+            let beyond = try connection.prepare("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(table))\(selecting.whereClause))")
+                .rows(selecting.arguments)
+            return beyond.first?.first == .integer(0) ? "" : " COLLATE \(SQLiteConnection.swiftStringOrder)"
+        } catch {
+            throw SnapshotError(error, path: path)
+        }
+    }
+
     /// The number of rows of `table` that `filter` selects. O(log n) with an SQL index on
     /// the filtered column, else one pass over the table inside SQLite.
     package func count(_ table: String, _ filter: Filter) throws(SnapshotError) -> Int {
@@ -78,17 +99,17 @@ package struct SnapshotTableReader {
     }
 
     /// The value of `column` at `position` (0 for the first) in the order of the non-NULL
-    /// values of the rows of `table` that `filter` selects, largest first when
-    /// `descending` (text in Swift's order, see ``holdsText(_:of:)``); nil when fewer rows
+    /// values of the rows of `table` that `filter` selects, compared with `collation`
+    /// (see ``collation(of:in:_:)``), largest first when `descending`; nil when fewer rows
     /// have one. O(n log k) for k = position + 1 inside SQLite, O(log n + k) with an SQL
-    /// index on a column of numbers.
+    /// index on the column and no collation.
     package func value(
-        of column: String, in table: String, _ filter: Filter, descending: Bool, at position: Int
+        of column: String, in table: String, _ filter: Filter, collation: String = "", descending: Bool, at position: Int
     ) throws(SnapshotError) -> SQLiteValue? {
         let name = quoteIdentifier(column)
         var selecting = filter
         selecting.clauses.append("\(name) IS NOT NULL")
-        let order = name + (holdsText(column, of: table) ? " COLLATE \(SQLiteConnection.swiftStringOrder)" : "")
+        let order = name + collation
         do {
             let rows = try connection.prepare(
                 "SELECT \(name) FROM \(quoteIdentifier(table))\(selecting.whereClause) ORDER BY \(order)\(descending ? " DESC" : "") LIMIT 1 OFFSET ?")
