@@ -171,23 +171,29 @@ struct QueryRequest {
             batch.removeAll(keepingCapacity: true)
         }
         if limit != 0 {
-            try reportingFailures {
-                try reader.forEachRecord(table, filter, orderBy: order) { record in
-                    // Two spellings of one id (a restore refuses the file).
-                    if let previous, previous == record.id {
-                        throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
+            do {
+                try reportingFailures {
+                    try reader.forEachRecord(table, filter, orderBy: order) { record in
+                        // Two spellings of one id (a restore refuses the file).
+                        if let previous, previous == record.id {
+                            throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
+                        }
+                        previous = record.id
+                        guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
+                        if skipped < offset ?? 0 {
+                            skipped += 1
+                            return true
+                        }
+                        batch.append(record)
+                        taken += 1
+                        if batch.count == Self.streamBatch { try flush() }
+                        return limit.map { taken < $0 } ?? true
                     }
-                    previous = record.id
-                    guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
-                    if skipped < offset ?? 0 {
-                        skipped += 1
-                        return true
-                    }
-                    batch.append(record)
-                    taken += 1
-                    if batch.count == Self.streamBatch { try flush() }
-                    return limit.map { taken < $0 } ?? true
                 }
+            } catch {
+                // The records read before a failure are printed, then the failure.
+                try? flush()
+                throw error
             }
         }
         try flush()
@@ -267,13 +273,23 @@ struct StandardOutput: AnswerOutput {
         if buffer.utf8.count >= 1 << 16 { try flush() }
     }
 
+    /// - Throws: ``CommandFailure`` naming the system's reason ("no space left on device").
     mutating func flush() throws {
         guard !buffer.isEmpty else { return }
         defer { buffer = "" }
-        do {
-            try FileHandle.standardOutput.write(contentsOf: Data(buffer.utf8))
-        } catch {
-            throw CommandFailure("cannot write to standard output: \((error as NSError).localizedDescription)")
+        let failure = buffer.withUTF8 { bytes -> SystemError? in
+            guard let base = bytes.baseAddress else { return nil }
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return SystemError()
+                }
+                offset += written
+            }
+            return nil
         }
+        if let failure { throw CommandFailure("cannot write to standard output: \(failure)") }
     }
 }
