@@ -40,7 +40,7 @@ extension LongRunning {
         func recordsInIDOrderStreamInBoundedMemory() throws {
             try withScratch { scratch in
                 let path = try bigSnapshot(scratch)
-                for arguments in [["--format", "ndjson"], ["--where", "n>2", "--format", "csv"]] {
+                for arguments in [["--format", "ndjson"], ["--where", "n>2", "--format", "csv"], ["--format", "table"]] {
                     let peak = try #require(peakMemory(["query", path, "t"] + arguments))
                     #expect(peak < 80_000, "\(arguments): \(peak) KB")
                 }

@@ -79,7 +79,8 @@ struct QueryRequest {
     /// rows the conditions it can say allow (all of the table's, if none), and the same
     /// query runs on those alone in memory. Records in id order (no `--sort`, or by id)
     /// stream from SQLite to `output` instead, a few at a time, and stop at the page's
-    /// end. Either way the answer is the one a full restore gives.
+    /// end (a table reads them twice, to align its columns first). Either way the answer
+    /// is the one a full restore gives.
     /// - Returns: false when the snapshot lacks the table (nothing written).
     func answer(from reader: SnapshotTableReader, into output: inout some AnswerOutput) throws -> Bool {
         guard let stored = reader.metadata.table(named: table) else { return false }
@@ -93,8 +94,8 @@ struct QueryRequest {
         }
         let selecting = conditions + (storedID.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)
-        if !countOnly, !isAggregating, sort == nil || sort == "id", let streamer = RowStreamer(format: format, fields: fields) {
-            try stream(from: reader, filter, isExact: isExact, into: &output, printing: streamer)
+        if !countOnly, !isAggregating, sort == nil || sort == "id" {
+            try stream(from: reader, filter, isExact: isExact, into: &output)
             return true
         }
         var selected = filter
@@ -141,10 +142,10 @@ struct QueryRequest {
     }
 
     /// Streams the records `filter` selects (and, unless `isExact`, the conditions allow)
-    /// in id order to `output`, paged, with their joined records.
+    /// in id order to `output`, paged, with their joined records. A table reads them twice:
+    /// once to align its columns, once to print them.
     private func stream(
-        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, isExact: Bool,
-        into output: inout some AnswerOutput, printing streamer: RowStreamer
+        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, isExact: Bool, into output: inout some AnswerOutput
     ) throws {
         // The snapshot's schema must build, as for a restore.
         _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
@@ -156,51 +157,71 @@ struct QueryRequest {
             let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
             print("plan: stream from the snapshot in id order: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
         }
-        var streamer = streamer
+        func missing(_ count: Int) throws {
+            if let id, count == 0, conditions.isEmpty {
+                throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
+            }
+        }
+        if var streamer = RowStreamer(format: format, fields: fields) {
+            try missing(try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { try output.write(streamer.text($0)) })
+            try output.write(streamer.end())
+            return
+        }
+        var aligner = TableAligner(fields: fields)
+        try missing(try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { aligner.measure($0) })
+        try output.write(aligner.header())
+        let count = try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { try output.write(aligner.line($0)) }
+        try output.write(aligner.footer(rows: count))
+    }
+
+    /// Calls `body` with the printed fields (`record[field: name]`, and the joined records'
+    /// `F.x`) of each record `filter` selects (and, unless `isExact`, the conditions
+    /// allow) in the SQL order `orderBy`, paged; a few hundred records are read at a time,
+    /// with their joins. Returns how many. On a failure, the records read before it are
+    /// passed on first.
+    private func forEachStreamed(
+        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, orderBy order: String, isExact: Bool,
+        _ body: ((String) -> JSONValue?) throws -> Void
+    ) throws -> Int {
         var batch: [DynamicRecord] = []
         var skipped = 0, taken = 0
         var previous: RecordID?
         func flush() throws {
+            defer { batch.removeAll(keepingCapacity: true) }
             if joins.isEmpty {
-                for record in batch { try output.write(streamer.text { record[field: $0] }) }
+                for record in batch { try body { record[field: $0] } }
             } else {
                 for row in try rows(of: batch, referenced: { join, ids in try reader.records(join.target, withIDs: ids) }) {
-                    try output.write(streamer.text(row))
+                    try body { row[$0] }
                 }
             }
-            batch.removeAll(keepingCapacity: true)
         }
-        if limit != 0 {
-            do {
-                try reportingFailures {
-                    try reader.forEachRecord(table, filter, orderBy: order) { record in
-                        // Two spellings of one id (a restore refuses the file).
-                        if let previous, previous == record.id {
-                            throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
-                        }
-                        previous = record.id
-                        guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
-                        if skipped < offset ?? 0 {
-                            skipped += 1
-                            return true
-                        }
-                        batch.append(record)
-                        taken += 1
-                        if batch.count == Self.streamBatch { try flush() }
-                        return limit.map { taken < $0 } ?? true
+        guard limit != 0 else { return 0 }
+        do {
+            try reportingFailures {
+                try reader.forEachRecord(table, filter, orderBy: order) { record in
+                    // Two spellings of one id (a restore refuses the file).
+                    if let previous, previous == record.id {
+                        throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
                     }
+                    previous = record.id
+                    guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
+                    if skipped < offset ?? 0 {
+                        skipped += 1
+                        return true
+                    }
+                    batch.append(record)
+                    taken += 1
+                    if batch.count == Self.streamBatch { try flush() }
+                    return limit.map { taken < $0 } ?? true
                 }
-            } catch {
-                // The records read before a failure are printed, then the failure.
-                try? flush()
-                throw error
             }
+        } catch {
+            try? flush()
+            throw error
         }
         try flush()
-        if let id, taken == 0, conditions.isEmpty {
-            throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
-        }
-        try output.write(streamer.end())
+        return taken
     }
 
     /// Records streamed are printed this many at a time (their joins read together).
