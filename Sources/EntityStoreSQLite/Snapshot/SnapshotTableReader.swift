@@ -27,6 +27,12 @@ package struct SnapshotTableReader {
     /// The format version of the file itself.
     package let fileFormatVersion: Int
     private let connection: SQLiteConnection
+    /// Per table, whether its ids are all ASCII, once asked (see ``records(_:withIDs:)``).
+    private let asciiIDs = Memo()
+
+    private final class Memo {
+        var values: [String: Bool] = [:]
+    }
 
     /// Opens the snapshot at `path` read-only and reads its metadata.
     /// - Throws: ``SnapshotError`` for a missing, damaged or foreign file.
@@ -157,8 +163,10 @@ package struct SnapshotTableReader {
 
     /// The records of `table` whose ids equal one of `ids` as the store compares ids
     /// (canonically equivalent strings are equal), keyed by their ids.
-    /// - Complexity: O(k log n) for k ids through the id's SQL index; on a table of
-    ///   string ids, one more pass over its ids for those not found byte for byte.
+    /// - Complexity: O(k log n) for k ids through the id's SQL index. On a table of string
+    ///   ids, those not found byte for byte that could still equal one in Swift's sense (a
+    ///   string beyond ASCII, or any string if the table's ids go beyond ASCII, which one
+    ///   pass over them tells, once per reader) cost one more pass over its ids.
     package func records(_ table: String, withIDs ids: [RecordID]) throws(SnapshotError) -> [RecordID: DynamicRecord] {
         var found: [RecordID: DynamicRecord] = [:]
         let wanted = Set(ids)
@@ -182,7 +190,14 @@ package struct SnapshotTableReader {
         }
         // Text equal to an id only in Swift's sense ("e\u{301}" and "é", "K" and the Kelvin sign).
         guard metadata.table(named: table)?.idKind == .string else { return found }
-        let missing = ids.filter { if case .string = $0 { found[$0] == nil } else { false } }
+        var missing = ids.filter { if case .string = $0 { found[$0] == nil } else { false } }
+        // ASCII equals only itself: an ASCII id can equal another spelling only beyond ASCII.
+        let isASCII = { (id: RecordID) in if case .string(let text) = id { text.utf8.allSatisfy { $0 < 0x80 } } else { true } }
+        if missing.contains(where: isASCII) {
+            let all = if let known = asciiIDs.values[table] { known } else { try collation(of: "id", in: table, Filter()) == "" }
+            asciiIDs.values[table] = all
+            if all { missing.removeAll(where: isASCII) }
+        }
         for start in stride(from: 0, to: missing.count, by: chunk) {
             try read(missing[start..<min(missing.count, start + chunk)], collated: true)
         }
