@@ -41,3 +41,9 @@ measure "entity-store: flights --group-by carrier --count" "$tool" query "$snaps
 measure "sqlite3: select carrier, count(*) group by carrier" sqlite3 "$snapshot" "select carrier, count(*) from flights group by carrier"
 measure "entity-store: flights --sort dep_delay --desc --limit 3" "$tool" query "$snapshot" flights --sort dep_delay --desc --limit 3
 measure "sqlite3: order by dep_delay desc limit 3" sqlite3 "$snapshot" "select * from flights order by dep_delay desc limit 3"
+measure "entity-store: flights --sort tailnum --limit 2" "$tool" query "$snapshot" flights --sort tailnum --limit 2
+measure "sqlite3: order by tailnum limit 2" sqlite3 "$snapshot" "select * from flights order by tailnum limit 2"
+measure "entity-store: flights --format ndjson (336,776 rows)" "$tool" query "$snapshot" flights --format ndjson
+measure "sqlite3 -json: select * from flights" sqlite3 -json "$snapshot" "select * from flights"
+measure "entity-store: flights --where carrier=UA --format csv" "$tool" query "$snapshot" flights --where carrier=UA --format csv
+measure "sqlite3 -csv: where carrier = 'UA'" sqlite3 -csv -header "$snapshot" "select * from flights where carrier = 'UA'"

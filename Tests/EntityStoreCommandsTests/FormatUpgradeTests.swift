@@ -36,7 +36,7 @@ struct FormatUpgradeTests {
             let sql = ["-batch", "-readonly", snapshot, "SELECT count(*) FROM flights WHERE dep_delay > 60;"]
             #expect(run(sql, executable: sqlite3).stdout == "5\n", "format 2 compares JSON text with a number")
 
-            // Queries on a copy (a restore upgrades the file it reads, as the README says).
+            // Queries read an upgraded private copy; here they run on a copy of the file.
             let copy = try scratch.write("copy.sqlite", try scratch.read("old.sqlite"))
             #expect(run(["query", copy, "flights", "--where", "dep_delay>60", "--count"]).stdout == "2\n")
             #expect(run(["query", copy, "flights", "--where", "carrier=UA", "--count"]).stdout == "2\n")

@@ -63,10 +63,10 @@ public struct ExportCommand: ParsableCommand {
             let stored = try TableFields(name, in: metadata, snapshot: snapshot).table
             if !named.contains(where: { $0.utf8.elementsEqual(stored.utf8) }) { named.append(stored) }
         }
-        // Named tables of a current-format file are read alone; anything else is restored.
+        // Named tables are read alone; all of them are restored.
         let names = named.isEmpty ? metadata.tables.map(\.name) : named
         var read: [String: [DynamicRecord]] = [:]
-        if !named.isEmpty, reader.isCurrent {
+        if !named.isEmpty {
             for name in names { read[name] = try reportingFailures { try reader.records(name, SnapshotTableReader.Filter()) } }
         } else {
             let state = try restoreDynamic(snapshot, quiet: quiet).state

@@ -116,10 +116,17 @@ public struct QueryCommand: ParsableCommand {
         // Table and fields are checked on the metadata, before any row is read.
         let reader = try reportingFailures { try SnapshotTableReader(path: snapshot) }
         let request = try request(metadata: reader.metadata)
-        // One table's matching rows, read in place; an older format is restored (and upgraded).
-        if let answer = try request.answer(from: reader) {
-            print(answer, terminator: "")
-            return
+        // One table's matching rows, read in place (an older format through a private copy).
+        var output = StandardOutput()
+        do {
+            if try request.answer(from: reader, into: &output) {
+                try output.flush()
+                return
+            }
+        } catch {
+            // What came before a failure mid-stream is printed, then the failure.
+            try? output.flush()
+            throw error
         }
         let store = try restoreDynamic(snapshot, quiet: quiet)
         print(try request.answer(in: store.state), terminator: "")

@@ -33,65 +33,26 @@ struct RowPrinter {
     /// The rows as text, each row a map from field to value (a missing field prints as
     /// nothing in CSV and tables, and is left out of JSON objects).
     func text(_ rows: [[String: JSONValue]]) -> String {
-        switch format {
-        case .ndjson:
-            return rows.map { object($0) + "\n" }.joined()
-        case .json:
-            return rows.isEmpty ? "[]\n" : "[\n" + rows.map { "  " + object($0) }.joined(separator: ",\n") + "\n]\n"
-        case .csv:
-            let header = fields.map(CSVWriter.quotedIfNeeded).joined(separator: ",") + "\n"
-            return header + rows.map { row in
-                fields.map { CSVWriter.quotedIfNeeded(row[$0].map(CSVWriter.text) ?? "") }.joined(separator: ",") + "\n"
-            }.joined()
-        case .table:
-            return table(rows)
-        }
-    }
-
-    /// A JSON object with the row's fields in column order.
-    private func object(_ row: [String: JSONValue]) -> String {
-        let members = fields.compactMap { field in row[field].map { JSONValue.string(field).serialized() + ":" + $0.serialized() } }
-        return "{" + members.joined(separator: ",") + "}"
+        guard var streamer = RowStreamer(format: format, fields: fields) else { return table(rows) }
+        return rows.map { streamer.text($0) }.joined() + streamer.end()
     }
 
     /// Aligned columns: numbers right-aligned, text left-aligned, long cells cut.
     private func table(_ rows: [[String: JSONValue]]) -> String {
-        let cells = rows.map { row in fields.map { row[$0].map(Self.cell) ?? "" } }
-        let header = fields.map { Self.cut(Echo.escaped($0)) }
-        var widths = header.map(Self.width)
-        for row in cells {
-            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], Self.width(cell)) }
-        }
-        let numeric = fields.indices.map { column in
-            rows.contains { $0[fields[column]] != nil } && rows.allSatisfy { row in
-                switch row[fields[column]] {
-                case .integer?, .double?, nil, .null?: true
-                default: false
-                }
-            }
-        }
-        func line(_ row: [String]) -> String {
-            row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - Self.width(cell))
-                return numeric[column] ? padding + cell : cell + padding
-            }.joined(separator: "  ").trimmingTrailingSpaces + "\n"
-        }
-        var text = line(header)
-        text += line(widths.map { String(repeating: "-", count: $0) })
-        for row in cells { text += line(row) }
-        text += "(\(Echo.grouped(rows.count)) \(rows.count == 1 ? "row" : "rows"))\n"
-        return text
+        var aligner = TableAligner(fields: fields)
+        for row in rows { aligner.measure { row[$0] } }
+        return aligner.header() + rows.map { row in aligner.line { row[$0] } }.joined() + aligner.footer(rows: rows.count)
     }
 
     /// A value as a table cell: strings bare, null as `null`, control characters escaped,
     /// at most 40 characters.
-    private static func cell(_ value: JSONValue) -> String {
+    static func cell(_ value: JSONValue) -> String {
         let text = if case .string(let string) = value { string } else { value.serialized() }
         return cut(Echo.escaped(text))
     }
 
     /// At most 40 columns of screen.
-    private static func cut(_ text: String) -> String {
+    static func cut(_ text: String) -> String {
         guard width(text) > 40 else { return text }
         var kept = "", used = 0
         for character in text {
@@ -126,5 +87,123 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
+    }
+}
+
+/// Prints rows one at a time, for the formats that need no look at later rows (all but
+/// `table`): the text of the rows and then ``end()`` is what ``RowPrinter`` prints for
+/// them all at once.
+struct RowStreamer {
+    let format: OutputFormat
+    /// The columns, in print order.
+    let fields: [String]
+    /// Each column's JSON member name and colon, `"name":`.
+    private let keys: [String]
+    /// The rows printed so far.
+    private(set) var count = 0
+
+    /// Nil for `table`, which aligns its columns over all rows.
+    init?(format: OutputFormat, fields: [String]) {
+        guard format != .table else { return nil }
+        self.format = format
+        self.fields = fields
+        self.keys = fields.map { JSONValue.string($0).serialized() + ":" }
+    }
+
+    /// The text of the next row (after what comes before the first).
+    mutating func text(_ row: [String: JSONValue]) -> String {
+        text { row[$0] }
+    }
+
+    /// The text of the next row, whose value in each field `value` gives (nil: none).
+    mutating func text(_ value: (String) -> JSONValue?) -> String {
+        defer { count += 1 }
+        switch format {
+        case .json: return (count == 0 ? "[\n  " : ",\n  ") + object(value)
+        case .csv: return (count == 0 ? header : "") + fields.map { CSVWriter.quotedIfNeeded(value($0).map(CSVWriter.text) ?? "") }.joined(separator: ",") + "\n"
+        case .ndjson, .table: return object(value) + "\n"
+        }
+    }
+
+    /// What follows the last row.
+    func end() -> String {
+        switch format {
+        case .json: count == 0 ? "[]\n" : "\n]\n"
+        case .csv: count == 0 ? header : ""
+        case .ndjson, .table: ""
+        }
+    }
+
+    private var header: String { fields.map(CSVWriter.quotedIfNeeded).joined(separator: ",") + "\n" }
+
+    /// A JSON object with the row's fields in column order.
+    private func object(_ value: (String) -> JSONValue?) -> String {
+        var text = "{"
+        var first = true
+        for (field, key) in zip(fields, keys) {
+            guard let member = value(field) else { continue }
+            if !first { text += "," }
+            first = false
+            text += key
+            text += member.serialized()
+        }
+        return text + "}"
+    }
+}
+
+/// Aligns a table in two passes over its rows, holding none of them: ``measure(_:)`` each
+/// row, then print ``header()``, each row's ``line(_:)`` and ``footer(rows:)``. Numbers are
+/// right-aligned (a column of numbers, nulls and missing values), text left-aligned, and
+/// cells cut at 40 columns of screen.
+struct TableAligner {
+    /// The columns, in print order.
+    let fields: [String]
+    private var widths: [Int]
+    /// Per column: whether a row has the field, and whether every value is a number or null.
+    private var hasValue: [Bool]
+    private var allNumbers: [Bool]
+
+    init(fields: [String]) {
+        self.fields = fields
+        widths = fields.map { RowPrinter.width(RowPrinter.cut(Echo.escaped($0))) }
+        hasValue = fields.map { _ in false }
+        allNumbers = fields.map { _ in true }
+    }
+
+    /// Takes a row, whose value in each field `value` gives, into the columns' widths.
+    mutating func measure(_ value: (String) -> JSONValue?) {
+        for (column, field) in fields.enumerated() {
+            let cell = value(field)
+            switch cell {
+            case nil: continue
+            case .integer?, .double?, .null?: break
+            default: allNumbers[column] = false
+            }
+            hasValue[column] = true
+            widths[column] = max(widths[column], RowPrinter.width(cell.map(RowPrinter.cell) ?? ""))
+        }
+    }
+
+    /// The column names and the rule under them.
+    func header() -> String {
+        line(fields.map { RowPrinter.cut(Echo.escaped($0)) }) + line(widths.map { String(repeating: "-", count: $0) })
+    }
+
+    /// A measured row's line.
+    func line(_ value: (String) -> JSONValue?) -> String {
+        line(fields.map { value($0).map(RowPrinter.cell) ?? "" })
+    }
+
+    /// The count of rows, after the last.
+    func footer(rows count: Int) -> String {
+        "(\(Echo.grouped(count)) \(count == 1 ? "row" : "rows"))\n"
+    }
+
+    private func line(_ cells: [String]) -> String {
+        cells.enumerated().map { column, cell in
+            // Never negative, even for a row that was not measured.
+            let padding = String(repeating: " ", count: max(0, widths[column] - RowPrinter.width(cell)))
+            return hasValue[column] && allNumbers[column] ? padding + cell : cell + padding
+        }.joined(separator: "  ").trimmingTrailingSpaces + "\n"
     }
 }

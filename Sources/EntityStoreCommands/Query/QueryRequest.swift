@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import Foundation
 
 /// A query on one table of dynamic records, checked against the table's fields, and how
 /// to print its answer: what `query` and the shell run on the library's query engine.
@@ -66,16 +67,37 @@ struct QueryRequest {
         return Array(limit.map { paged.prefix($0) } ?? paged)
     }
 
-    /// The printed answer, read from the snapshot without restoring it: SQLite counts
-    /// the matches when it can say every condition exactly, else it selects the rows the
-    /// conditions it can say allow (all of the table's, if none), and the same query runs
-    /// on those alone in memory. Either way the answer is the one a full restore gives.
-    /// - Returns: nil when the file is of an older format (a restore upgrades it).
+    /// The printed answer, read from the snapshot without restoring it; nil if the
+    /// snapshot lacks the table. See ``answer(from:into:)``.
     func answer(from reader: SnapshotTableReader) throws -> String? {
-        guard reader.isCurrent, let stored = reader.metadata.table(named: table) else { return nil }
+        var text = ""
+        return try answer(from: reader, into: &text) ? text : nil
+    }
+
+    /// Writes the answer to `output`, read from the snapshot without restoring it: SQLite
+    /// counts the matches when it can say every condition exactly, else it selects the
+    /// rows the conditions it can say allow (all of the table's, if none), and the same
+    /// query runs on those alone in memory. Records in id order (no `--sort`, or by id)
+    /// stream from SQLite to `output` instead, a few at a time, and stop at the page's
+    /// end (a table reads them twice, to align its columns first). Either way the answer
+    /// is the one a full restore gives.
+    /// - Returns: false when the snapshot lacks the table (nothing written).
+    func answer(from reader: SnapshotTableReader, into output: inout some AnswerOutput) throws -> Bool {
+        guard let stored = reader.metadata.table(named: table) else { return false }
         let pushdown = SQLPushdown(stored)
-        let selecting = conditions + (id.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
+        // `--id` finds ids as the store does (canonically equivalent strings are one id):
+        // SQL then selects the stored spelling.
+        var storedID = id
+        if case .string(let text)? = id, stored.idKind == .string {
+            let found = try reportingFailures { try reader.records(table, withIDs: [.string(text)]) }
+            storedID = found.values.first?.id.jsonValue ?? id
+        }
+        let selecting = conditions + (storedID.map { [FieldCondition(field: "id", op: .equal, operands: [$0])] } ?? [])
         let (filter, isExact) = pushdown.filter(selecting)
+        if !countOnly, !isAggregating, sort == nil || sort == "id" {
+            try stream(from: reader, filter, isExact: isExact, into: &output)
+            return true
+        }
         var selected = filter
         // A page of records in an order SQL can say: only the rows that can be on it.
         if isExact, !countOnly, !isAggregating, let limit {
@@ -84,7 +106,10 @@ struct QueryRequest {
                 try pushdown.candidates(sortedBy: sort ?? "id", descending: descending, first: first, of: table, filter, reader: reader)
             }
             if let (clause, arguments) = candidates {
+                // The ids first, by themselves: SQLite then finds them through the column's
+                // index where it has one, instead of scanning the table in id order.
                 selected.clauses.append(clause)
+                selected.clauses = ["\"id\" IN (SELECT \"id\" FROM \(quoteIdentifier(table))\(selected.whereClause))"]
                 selected.arguments += arguments
             }
         }
@@ -94,10 +119,12 @@ struct QueryRequest {
             print("plan: read from the snapshot: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
         }
         if countOnly, !isAggregating, isExact {
-            return "\(try reportingFailures { try reader.count(table, filter) })\n"
+            try output.write("\(try reportingFailures { try reader.count(table, filter) })\n")
+            return true
         }
         if isAggregating, isExact, let grouped = try pushdown.groups(of: table, filter, by: groupBy, aggregates, reader: reader) {
-            return RowPrinter(format: format, fields: fields).text(ordered(grouped))
+            try output.write(RowPrinter(format: format, fields: fields).text(ordered(grouped)))
+            return true
         }
         let records = try reportingFailures { try reader.records(table, selected) }
         // The snapshot's whole schema, its other tables empty: the same indexes give the
@@ -108,28 +135,97 @@ struct QueryRequest {
             }
         }
         // The referenced records of the rows printed, read by id.
-        return try answer(in: state, explaining: false) { join, ids in
-            var filter = SnapshotTableReader.Filter()
-            var found: [RecordID: DynamicRecord] = [:]
-            // SQLite binds at most 32,766 values per statement.
-            for start in stride(from: 0, to: ids.count, by: 10_000) {
-                let chunk = ids[start..<min(ids.count, start + 10_000)]
-                filter.clauses = ["\"id\" IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"]
-                filter.arguments = chunk.map { id in
-                    switch id {
-                    case .integer(let number): .integer(number)
-                    case .string(let text): .text(text)
-                    }
-                }
-                let chunkRecords = try reportingFailures { try reader.records(join.target, filter) }
-                for record in chunkRecords {
-                    // SQLite matches the text '5' with the id 5; references name ids of their own kind.
-                    if ids.contains(record.id) { found[record.id] = record }
+        try output.write(try answer(in: state, explaining: false) { join, ids in
+            try reportingFailures { try reader.records(join.target, withIDs: ids) }
+        })
+        return true
+    }
+
+    /// Streams the records `filter` selects (and, unless `isExact`, the conditions allow)
+    /// in id order to `output`, paged, with their joined records. A table reads them twice:
+    /// once to align its columns, once to print them.
+    private func stream(
+        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, isExact: Bool, into output: inout some AnswerOutput
+    ) throws {
+        // The snapshot's schema must build, as for a restore.
+        _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
+        // Ids in the store's order: text as Swift orders it.
+        let collation = try reportingFailures { try reader.collation(of: "id", in: table, filter) }
+        let order = "\"id\"\(collation)\(descending ? " DESC" : "")"
+        if explain {
+            var standardError = StandardError()
+            let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")
+            print("plan: stream from the snapshot in id order: \(clauses)\(isExact ? "" : ", the rest in memory")", to: &standardError)
+        }
+        func missing(_ count: Int) throws {
+            if let id, count == 0, conditions.isEmpty {
+                throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
+            }
+        }
+        if var streamer = RowStreamer(format: format, fields: fields) {
+            try missing(try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { try output.write(streamer.text($0)) })
+            try output.write(streamer.end())
+            return
+        }
+        var aligner = TableAligner(fields: fields)
+        try missing(try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { aligner.measure($0) })
+        try output.write(aligner.header())
+        let count = try forEachStreamed(from: reader, filter, orderBy: order, isExact: isExact) { try output.write(aligner.line($0)) }
+        try output.write(aligner.footer(rows: count))
+    }
+
+    /// Calls `body` with the printed fields (`record[field: name]`, and the joined records'
+    /// `F.x`) of each record `filter` selects (and, unless `isExact`, the conditions
+    /// allow) in the SQL order `orderBy`, paged; a few hundred records are read at a time,
+    /// with their joins. Returns how many. On a failure, the records read before it are
+    /// passed on first.
+    private func forEachStreamed(
+        from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, orderBy order: String, isExact: Bool,
+        _ body: ((String) -> JSONValue?) throws -> Void
+    ) throws -> Int {
+        var batch: [DynamicRecord] = []
+        var skipped = 0, taken = 0
+        var previous: RecordID?
+        func flush() throws {
+            defer { batch.removeAll(keepingCapacity: true) }
+            if joins.isEmpty {
+                for record in batch { try body { record[field: $0] } }
+            } else {
+                for row in try rows(of: batch, referenced: { join, ids in try reader.records(join.target, withIDs: ids) }) {
+                    try body { row[$0] }
                 }
             }
-            return found
         }
+        guard limit != 0 else { return 0 }
+        do {
+            try reportingFailures {
+                try reader.forEachRecord(table, filter, orderBy: order) { record in
+                    // Two spellings of one id (a restore refuses the file).
+                    if let previous, previous == record.id {
+                        throw CommandFailure("table \(Echo.name(table)) holds the id \(Echo.summary(record.id.jsonValue)) twice")
+                    }
+                    previous = record.id
+                    guard isExact || conditions.allSatisfy({ $0.matches(record) }) else { return true }
+                    if skipped < offset ?? 0 {
+                        skipped += 1
+                        return true
+                    }
+                    batch.append(record)
+                    taken += 1
+                    if batch.count == Self.streamBatch { try flush() }
+                    return limit.map { taken < $0 } ?? true
+                }
+            }
+        } catch {
+            try? flush()
+            throw error
+        }
+        try flush()
+        return taken
     }
+
+    /// Records streamed are printed this many at a time (their joins read together).
+    static let streamBatch = 512
 
     /// The printed answer.
     /// - Parameter referenced: the records of a join's target with these ids; by default
@@ -152,6 +248,19 @@ struct QueryRequest {
         if let id, records.isEmpty, conditions.isEmpty {
             throw CommandFailure("no record with id \(Echo.summary(id)) in \(Echo.name(table))")
         }
+        let rows = try rows(of: records, referenced: referenced ?? { join, ids in
+            Dictionary(uniqueKeysWithValues: ids.compactMap { id in
+                state[Table<DynamicRecord>(join.target)].find(id).map { (id, $0) }
+            })
+        })
+        return RowPrinter(format: format, fields: fields).text(rows)
+    }
+
+    /// The printed rows of `records`, with the fields of the records their joins reference
+    /// (`referenced` gives those of a join's target with the ids asked).
+    private func rows(
+        of records: [DynamicRecord], referenced: (Join, [RecordID]) throws -> [RecordID: DynamicRecord]
+    ) throws -> [[String: JSONValue]] {
         var rows = records.map(\.row)
         for join in joins {
             var ids: [RecordID] = []
@@ -159,14 +268,49 @@ struct QueryRequest {
             for record in records {
                 if let id = record.fields[join.field].flatMap(RecordID.init), seen.insert(id).inserted { ids.append(id) }
             }
-            let found = try referenced?(join, ids) ?? Dictionary(uniqueKeysWithValues: ids.compactMap { id in
-                state[Table<DynamicRecord>(join.target)].find(id).map { (id, $0) }
-            })
+            let found = try referenced(join, ids)
             for (position, record) in records.enumerated() {
                 guard let id = record.fields[join.field].flatMap(RecordID.init), let target = found[id] else { continue }
                 for (name, value) in target.row { rows[position]["\(join.field).\(name)"] = value }
             }
         }
-        return RowPrinter(format: format, fields: fields).text(rows)
+        return rows
+    }
+}
+
+/// Where `query` writes its answer, piece by piece.
+protocol AnswerOutput {
+    mutating func write(_ text: String) throws
+}
+
+extension String: AnswerOutput {}
+
+/// Standard output, written in blocks of 64 KiB; ``flush()`` writes the rest.
+struct StandardOutput: AnswerOutput {
+    private var buffer = ""
+
+    mutating func write(_ text: String) throws {
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 { try flush() }
+    }
+
+    /// - Throws: ``CommandFailure`` naming the system's reason ("no space left on device").
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        defer { buffer = "" }
+        let failure = buffer.withUTF8 { bytes -> SystemError? in
+            guard let base = bytes.baseAddress else { return nil }
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return SystemError()
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw CommandFailure("cannot write to standard output: \(failure)") }
     }
 }

@@ -96,17 +96,25 @@ struct SQLPushdown {
     /// It holds on a column of numbers, which SQLite and the in-memory order both compare
     /// by value: the rows up to the `count`-th value (all of its ties included), and in
     /// increasing order the rows whose column holds `null`, which sorts before every number
-    /// (largest first, null comes after the numbers, and a missing field always last); and
-    /// on integer ids. Text is left out: Swift orders canonically equivalent strings as
-    /// equal, SQLite by their bytes. The same query then runs in memory on these rows alone.
+    /// (largest first, null comes after the numbers, and a missing field always last); on
+    /// ids; and on a column of text, which SQLite then orders and compares as Swift does,
+    /// canonically equivalent strings equal (by their bytes, SQLite would order
+    /// `"e\u{301}"` before `"f"` and `"é"` after it, and leave out ties): byte by byte
+    /// when the selected values are all ASCII, else with the collation
+    /// ``SQLiteConnection/swiftStringOrder`` (see ``SnapshotTableReader/collation(of:in:_:)``).
+    /// The same query then runs in memory on these rows alone, which gives its ties their
+    /// order.
     func candidates(
         sortedBy field: String, descending: Bool, first count: Int, of table: String, _ filter: SnapshotTableReader.Filter,
         reader: SnapshotTableReader
     ) throws -> (String, [SQLiteValue])? {
-        guard count > 0, let kind = kinds[field], [.integer, .double, .number].contains(kind) else { return nil }
-        guard let boundary = try reader.value(of: field, in: table, filter, descending: descending, at: count - 1) else { return nil }
+        guard count > 0, let kind = kinds[field], [.integer, .double, .number, .string].contains(kind) else { return nil }
+        let collation = try reader.collation(of: field, in: table, filter)
+        guard let boundary = try reader.value(of: field, in: table, filter, collation: collation, descending: descending, at: count - 1)
+        else { return nil }
         let column = quoteIdentifier(field)
-        let clause = "\(column) \(descending ? ">=" : "<=") ?"
+        let compared = column + collation
+        let clause = "\(compared) \(descending ? ">=" : "<=") ?"
         let nullsFirst = !descending && nulls[field] != .absent
         return (nullsFirst ? "\(clause) OR \(column) IS NULL" : clause, [boundary])
     }

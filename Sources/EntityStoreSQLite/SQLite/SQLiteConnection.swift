@@ -17,8 +17,12 @@ package final class SQLiteConnection {
         case readWriteCreate
     }
 
-    /// The path the connection was opened with.
+    /// The path the connection was opened with; for a ``privateCopy(of:)``, the path of
+    /// the file copied, which errors name (the copy itself has none).
     package let path: String
+    /// Whether this connection holds a ``privateCopy(of:)``, which no other connection
+    /// can open: never open ``path`` to read the same data.
+    package let isPrivateCopy: Bool
     let handle: SQLiteHandle
     private var statementCache: [String: SQLiteStatement] = [:]
     /// Depth of nested ``transaction(_:_:)`` calls, used to name savepoints.
@@ -30,7 +34,13 @@ package final class SQLiteConnection {
     /// not a database fails here with `SQLITE_NOTADB` instead of at the first query.
     /// - Throws: `SQLITE_CANTOPEN` for a missing file (unless creating) or a
     ///   directory, `SQLITE_NOTADB`/`SQLITE_CORRUPT` for a file that is not a database.
-    package init(path: String, mode: OpenMode) throws(SQLiteError) {
+    package convenience init(path: String, mode: OpenMode) throws(SQLiteError) {
+        try self.init(opening: path, mode: mode, name: path)
+    }
+
+    /// Opens the database at `path` (the empty path: a private temporary database),
+    /// naming it `name` in errors.
+    init(opening path: String, mode: OpenMode, name: String) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -54,7 +64,8 @@ package final class SQLiteConnection {
             sqlite3_close_v2(db)
             throw error
         }
-        self.path = path
+        self.path = name
+        self.isPrivateCopy = path.isEmpty
         self.handle = SQLiteHandle(db)
         do {
             _ = try prepare("SELECT count(*) FROM sqlite_schema").step()

@@ -63,10 +63,19 @@ extension EntityStore {
     /// restore does.
     /// - Complexity: O(n log n) in the rows of every table.
     public static func restoringDynamic(from path: String, options: SnapshotOptions = SnapshotOptions()) throws -> EntityStore {
-        let reader = SnapshotReader(path: path, options: options, isDynamic: true)
-        let (_, metadata) = try reader.open()
-        let schema = try DynamicSchema.schema(for: metadata)
-        let state = try reader.read(schema: schema)
+        try restoringDynamic(from: path, options: options, leavingFileUnchanged: false)
+    }
+
+    /// ``restoringDynamic(from:options:)``; with `leavingFileUnchanged`, a file that needs
+    /// migrations is read through an upgraded private copy and never written: what
+    /// read-only tools need.
+    package static func restoringDynamic(
+        from path: String, options: SnapshotOptions, leavingFileUnchanged: Bool
+    ) throws -> EntityStore {
+        let reader = SnapshotReader(path: path, options: options, isDynamic: true, leavesFileUnchanged: leavingFileUnchanged)
+        let opened = try reader.open()
+        let schema = try DynamicSchema.schema(for: opened.1)
+        let state = try reader.read(schema: schema, opened: opened)
         let store = EntityStore(schema: schema)
         try store.replaceAll(with: state, name: "restore")
         return store

@@ -9,9 +9,13 @@ struct SnapshotReader {
     /// Whether the rows are read as dynamic records, which have no app types: then a file
     /// of a newer app schema version is read when the options declare none.
     var isDynamic = false
+    /// Whether a file that needs migrations is left as it is: they run on a private copy
+    /// (``SQLiteConnection/privateCopy(of:)``) instead of the file.
+    var leavesFileUnchanged = false
 
     /// Opens the file read-only after bringing it up to date (format and app migrations,
-    /// each in its own transaction), and reads its metadata.
+    /// each in its own transaction; on a private copy when ``leavesFileUnchanged``), and
+    /// reads its metadata.
     func open() throws(SnapshotError) -> (SQLiteConnection, SnapshotMetadata) {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
         if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
@@ -24,7 +28,11 @@ struct SnapshotReader {
         try SnapshotStructure.checkFile(connection)
         let storedAppVersion = try appSchemaVersion(connection)
         if version < FormatMigrator.currentVersion || storedAppVersion < options.appSchemaVersion {
-            connection = try connect(.readWrite)
+            if leavesFileUnchanged {
+                do { connection = try SQLiteConnection.privateCopy(of: connection) } catch { throw SnapshotError(error, path: path) }
+            } else {
+                connection = try connect(.readWrite)
+            }
             try FormatMigrator().migrate(connection)
             try AppMigrator(options: options).migrate(connection)
         }
@@ -63,8 +71,9 @@ struct SnapshotReader {
     ///   the schema does not declare or a column does not fit its Swift field;
     ///   ``SnapshotError/invalidData(table:detail:)`` for stored values that are wrong.
     ///   Tables the schema declares but the file lacks restore empty.
-    func read(schema: Schema) throws(SnapshotError) -> EntityState {
-        let (connection, metadata) = try open()
+    /// - Parameter opened: what ``open()`` returned, if the caller opened the file already.
+    func read(schema: Schema, opened: (SQLiteConnection, SnapshotMetadata)? = nil) throws(SnapshotError) -> EntityState {
+        let (connection, metadata) = if let opened { opened } else { try open() }
         for table in metadata.tables where schema.table(named: table.name) == nil {
             throw .schemaMismatch(table: table.name, detail: "the snapshot holds this table but the schema does not declare it")
         }
@@ -115,7 +124,8 @@ struct SnapshotReader {
         into transaction: Transaction, progress: (Int) -> Void
     ) throws -> Int {
         let name = quoteIdentifier(table.name)
-        let bounds = try rangeBounds(of: name, rowCount: stored.rowCount, connection: connection)
+        // A private copy cannot be opened by a second decoder.
+        let bounds = connection.isPrivateCopy ? [] : try rangeBounds(of: name, rowCount: stored.rowCount, connection: connection)
         let connections = bounds.isEmpty ? [connection] : [connection, try Self.connect(connection.path, .readOnly)]
         // Range i is [bounds[i - 1], bounds[i]), open at both ends of the list.
         // Only the listed columns: a table may hold others (a generated column a hostile
@@ -243,6 +253,7 @@ enum DynamicRowReader {
         default: throw .invalidData(table: layout.table, detail: "an id is neither an integer nor text")
         }
         var fields: [String: JSONValue] = [:]
+        fields.reserveCapacity(layout.index.count)
         let hidden = NullMeaning.absentFieldsColumn
         var absent: [String]?
         for (name, column) in layout.index where name != "id" && name != hidden {

@@ -1,5 +1,4 @@
 import EntityStore
-import Foundation
 
 /// The outcome of checking a snapshot file: every problem found, none means sound.
 public struct VerificationReport: Sendable, Equatable {
@@ -29,7 +28,8 @@ extension Snapshot {
     ///
     /// The file is not changed, except that a file left mid-write by a writer that
     /// stopped is first recovered, as any SQLite writer would (see the README on
-    /// crashes); a file of an older format is checked through an upgraded copy.
+    /// crashes); a file of an older format is checked through an upgraded private copy
+    /// (``SQLiteConnection/privateCopy(of:)``), which leaves nothing behind.
     /// Never throws: an unreadable file is a report with one problem.
     /// - Complexity: O(n × columns) over every table; memory as for a restore.
     public static func verify(at path: String) -> VerificationReport {
@@ -103,7 +103,7 @@ extension Snapshot {
                 problems.append("table '\(table.name)': \(error)")
             }
         }
-        if problems.isEmpty, let failure = restoreFailure(path, metadata: metadata, connection: connection) {
+        if problems.isEmpty, let failure = restoreFailure(path, metadata: metadata) {
             problems.append(failure)
         }
         var report = VerificationReport(path: path, problems: problems, rowCounts: counts, formatVersion: metadata.formatVersion)
@@ -113,19 +113,12 @@ extension Snapshot {
 
     /// Why a restore of the file would fail, if it would: the same reader decodes every
     /// row into dynamic records and builds the declared indexes and relations.
-    private static func restoreFailure(_ path: String, metadata: SnapshotMetadata, connection: SQLiteConnection) -> String? {
+    private static func restoreFailure(_ path: String, metadata: SnapshotMetadata) -> String? {
         do {
             let schema = try DynamicSchema.schema(for: metadata)
-            guard metadata.formatVersion < FormatMigrator.currentVersion else {
-                _ = try SnapshotReader(path: path, options: SnapshotOptions(), isDynamic: true).read(schema: schema)
-                return nil
-            }
-            // Reading an older format upgrades it; the file itself stays as it is.
-            let directory = FileManager.default.temporaryDirectory.path
-            let copy = FileSystem.temporaryPath(beside: (directory as NSString).appendingPathComponent("verify.sqlite"))
-            defer { FileSystem.remove(copy) }
-            try connection.prepare("VACUUM INTO ?").run([.text(copy)])
-            _ = try SnapshotReader(path: copy, options: SnapshotOptions(), isDynamic: true).read(schema: schema)
+            // An older format is read through an upgraded private copy; the file stays as it is.
+            _ = try SnapshotReader(path: path, options: SnapshotOptions(), isDynamic: true, leavesFileUnchanged: true)
+                .read(schema: schema)
             return nil
         } catch let error as SnapshotError {
             return error.description

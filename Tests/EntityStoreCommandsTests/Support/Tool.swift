@@ -97,12 +97,17 @@ struct RunningProcess {
     }
 }
 
-/// Starts `executable` with `arguments` in `directory`; standard input is `stdin` or empty.
-func start(_ executable: URL = Tool.entityStore, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) throws -> RunningProcess {
+/// Starts `executable` with `arguments` in `directory`, with `environment` added to this
+/// process's; standard input is `stdin` or empty.
+func start(
+    _ executable: URL = Tool.entityStore, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
+    environment: [String: String] = [:]
+) throws -> RunningProcess {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe(), error = Pipe()
     process.standardOutput = output
     process.standardError = error
@@ -122,9 +127,12 @@ func start(_ executable: URL = Tool.entityStore, _ arguments: [String], stdin: D
 }
 
 /// Runs `entity-store` (or another executable) to completion.
-func run(_ arguments: [String], stdin: Data? = nil, executable: URL = Tool.entityStore, in directory: URL? = nil) -> RunResult {
+func run(
+    _ arguments: [String], stdin: Data? = nil, executable: URL = Tool.entityStore, in directory: URL? = nil,
+    environment: [String: String] = [:]
+) -> RunResult {
     do {
-        return try start(executable, arguments, stdin: stdin, in: directory).finish()
+        return try start(executable, arguments, stdin: stdin, in: directory, environment: environment).finish()
     } catch {
         return RunResult(status: -1, stdout: "", stderr: "cannot start \(executable.path): \(error)")
     }
