@@ -53,7 +53,7 @@ extension SQLiteConnection {
     }
 }
 
-/// The comparison behind ``SQLiteConnection/swiftStringOrder``.
+/// The comparison behind `SQLiteConnection/swiftStringOrder`.
 package enum SwiftStringOrder {
     /// -1, 0 or 1 as the `String`s decoded from the UTF-8 bytes `left` and `right` order in Swift.
     package static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A compiled SQL statement: bind parameters, step through rows, read columns.
 ///
-/// Not `Sendable`; use it on the thread of its ``SQLiteConnection``. It keeps the
+/// Not `Sendable`; use it on the thread of its `SQLiteConnection`. It keeps the
 /// connection's handle alive and is finalized when released. The typed binders and
 /// column readers do not allocate beyond the value they return, so a statement can
 /// be reused for millions of rows.

@@ -10,7 +10,7 @@ struct SnapshotReader {
     /// of a newer app schema version is read when the options declare none.
     var isDynamic = false
     /// Whether a file that needs migrations is left as it is: they run on a private copy
-    /// (``SQLiteConnection/privateCopy(of:)``) instead of the file.
+    /// (`SQLiteConnection/privateCopy(of:)`) instead of the file.
     var leavesFileUnchanged = false
 
     /// Opens the file read-only after bringing it up to date (format and app migrations,

@@ -5,9 +5,9 @@ import EntityStore
 /// an SQLite lookup instead of a full restore.
 ///
 /// The file is opened read-only and never changed: one of an older format is read
-/// through a private copy brought up to date (``SQLiteConnection/privateCopy(of:)``),
+/// through a private copy brought up to date (`SQLiteConnection/privateCopy(of:)`),
 /// which disappears with the reader. Rows are decoded exactly as a restore decodes them
-/// into dynamic records, and the collation ``SQLiteConnection/swiftStringOrder`` is
+/// into dynamic records, and the collation `SQLiteConnection/swiftStringOrder` is
 /// defined, so statements can order and compare text as the in-memory store does.
 package struct SnapshotTableReader {
     /// A filter on rows, in SQL: clauses AND-ed, with their bound arguments. Columns must
@@ -64,7 +64,7 @@ package struct SnapshotTableReader {
     }
 
     /// Whether `column` of `table` holds text, which SQL must order with
-    /// ``SQLiteConnection/swiftStringOrder`` to order it as the store does.
+    /// `SQLiteConnection/swiftStringOrder` to order it as the store does.
     package func holdsText(_ column: String, of table: String) -> Bool {
         guard let stored = metadata.table(named: table) else { return false }
         if column == "id" { return stored.idKind == .string }

@@ -29,7 +29,7 @@ extension Snapshot {
     /// The file is not changed, except that a file left mid-write by a writer that
     /// stopped is first recovered, as any SQLite writer would (see the README on
     /// crashes); a file of an older format is checked through an upgraded private copy
-    /// (``SQLiteConnection/privateCopy(of:)``), which leaves nothing behind.
+    /// (`SQLiteConnection/privateCopy(of:)`), which leaves nothing behind.
     /// Never throws: an unreadable file is a report with one problem.
     /// - Complexity: O(n × columns) over every table; memory as for a restore.
     public static func verify(at path: String) -> VerificationReport {
