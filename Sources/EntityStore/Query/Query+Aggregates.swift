@@ -56,6 +56,30 @@ extension Query {
         return counts
     }
 
+    /// Per value of `key` (books per author), the count, sum, minimum, maximum and average
+    /// of `value` over the matches (offset and limit ignored): the same aggregates, summed
+    /// the same way, as a live group-by (``EntityStore/live(_:groupedBy:aggregating:)``)
+    /// keeps. Integer sums wrap instead of trapping; floating-point sums are compensated,
+    /// a NaN makes its group's sum NaN and is left out of its minimum and maximum.
+    /// - Complexity: O(m) over the m matches, streamed from the query's source, plus
+    ///   O(log g) per match for a group of g values.
+    public func aggregates<Key: Hashable & Sendable, Value: LiveAggregatable>(
+        groupedBy key: any KeyPath<E, Key> & Sendable, of value: any KeyPath<E, Value> & Sendable
+    ) -> [Key: GroupAggregate<Value>] {
+        let readKey = fieldReader(key), readValue = fieldReader(value)
+        var groups: [Key: GroupEngine<E, Key, Value>.Group] = [:]
+        var sequence: UInt64 = 0
+        unpaged.forEachUnorderedMatch { entity in
+            // The sequence only keeps equal values apart in the group's ordered multiset.
+            groups[readKey(entity), default: .init()].add(readValue(entity), sequence: sequence, id: entity.id)
+            sequence &+= 1
+        }
+        var result: [Key: GroupAggregate<Value>] = [:]
+        result.reserveCapacity(groups.count)
+        for (key, group) in groups { result[key] = group.aggregate }
+        return result
+    }
+
     /// The matches grouped by the value of `keyPath`, each group in the query's order
     /// (offset and limit ignored). Streams from a source already in the query's order.
     /// - Complexity: O(m) over the m matches (plus O(m log m) to sort them when the source

@@ -44,6 +44,8 @@ struct ReadmeTourTests {
         #expect(state[authors].query().joined(referencedBy: state[books], via: \.authorID).map { $0.1.map(\.id) } == [[10, 11]])
         #expect(state[books].query().countsByKey(\.authorID) == [1: 2])
         #expect(state[books].query().where(\.authorID, equals: 1).average(\.year) == 1972.5)
+        let perAuthor = state[books].query().aggregates(groupedBy: \.authorID, of: \.year)
+        #expect(perAuthor[1]?.count == 2 && perAuthor[1]?.average == 1972.5)
         #expect(state[books].query().where(.field(\.authorID, equals: 1) || .field(\.year, in: ..<1972)).results.count == 2)
 
         let seen = Mutex<[Int]>([])

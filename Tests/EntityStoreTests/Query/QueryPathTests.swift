@@ -112,6 +112,18 @@ struct QueryAggregateTests {
             #expect(view.query().countsByKey(\.group) == counts)
             #expect(view.query().where(\.score, in: 0...).countsByKey(\.group) == Dictionary(grouping: rows.filter { $0.score >= 0 }, by: \.group).mapValues(\.count))
             #expect(view.query().grouped(by: \.rank).mapValues { $0.map(\.id) } == Dictionary(grouping: rows, by: \.rank).mapValues { $0.map(\.id) })
+            // Grouped aggregates: per group, count, sum, min and max, over a filter too.
+            for filtered in [false, true] {
+                let matching = filtered ? rows.filter { $0.score >= 0 } : rows
+                let query = filtered ? view.query().where(\.score, in: 0...) : view.query()
+                let expected = Dictionary(grouping: matching, by: \.group).mapValues { members in
+                    [members.count, members.reduce(0) { $0 + $1.score }, members.map(\.score).min() ?? 0, members.map(\.score).max() ?? 0]
+                }
+                let aggregates = query.aggregates(groupedBy: \.group, of: \.score)
+                #expect(aggregates.mapValues { [$0.count, $0.sum, $0.min, $0.max] } == expected, "filtered: \(filtered)")
+                let live = store.live(LiveQuery(table).filter { !filtered || $0.score >= 0 }, groupedBy: \.group, aggregating: \.score)
+                #expect(live.value.dictionary == aggregates, "the live group-by agrees")
+            }
         }
     }
 }
