@@ -4,10 +4,12 @@
 #include "CSQLiteFaults.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 // MARK: - The plan
 
@@ -22,10 +24,16 @@ typedef struct Plan {
     long count;
     int dead;
     int struck;
+    /// The kind and path of the operation the plan struck at.
+    int struckKind;
+    char *struckPath;
 } Plan;
 
 static Plan plan;
 static pthread_mutex_t planLock = PTHREAD_MUTEX_INITIALIZER;
+
+/// Forgets unsynced writes (see below); called with `planLock` held.
+static void discardUnsynced(const char *path);
 
 /// The verdict on one operation.
 typedef enum { PROCEED, FAIL_KILLED, FAIL_ERROR } Verdict;
@@ -41,7 +49,10 @@ static Verdict decide(const char *path, int kind, int *error) {
             long number = plan.count++;
             if (number == plan.target) {
                 plan.struck = 1;
-                if (plan.mode == ES_FAULT_KILL) {
+                plan.struckKind = kind;
+                free(plan.struckPath);
+                plan.struckPath = strdup(path);
+                if (plan.mode == ES_FAULT_KILL || plan.mode == ES_FAULT_POWER_LOSS) {
                     plan.dead = 1;
                     verdict = FAIL_KILLED;
                 } else {
@@ -77,6 +88,10 @@ void es_fault_arm(const char *prefix, int mode, long target, int mask, int error
     plan.count = 0;
     plan.dead = 0;
     plan.struck = 0;
+    plan.struckKind = 0;
+    free(plan.struckPath);
+    plan.struckPath = NULL;
+    discardUnsynced(NULL);
     pthread_mutex_unlock(&planLock);
 }
 
@@ -89,6 +104,33 @@ long es_fault_disarm(void) {
     return count;
 }
 
+long es_fault_count(void) {
+    pthread_mutex_lock(&planLock);
+    long count = plan.count;
+    pthread_mutex_unlock(&planLock);
+    return count;
+}
+
+int es_fault_struck_kind(void) {
+    pthread_mutex_lock(&planLock);
+    int kind = plan.struck ? plan.struckKind : 0;
+    pthread_mutex_unlock(&planLock);
+    return kind;
+}
+
+int es_fault_struck_path(char *buffer, int size) {
+    pthread_mutex_lock(&planLock);
+    int length = 0;
+    if (plan.struck && plan.struckPath != NULL && size > 0) {
+        length = (int)strlen(plan.struckPath);
+        if (length >= size) length = size - 1;
+        memcpy(buffer, plan.struckPath, (size_t)length);
+        buffer[length] = 0;
+    }
+    pthread_mutex_unlock(&planLock);
+    return length;
+}
+
 int es_fault_struck(void) {
     pthread_mutex_lock(&planLock);
     int struck = plan.struck;
@@ -99,11 +141,100 @@ int es_fault_struck(void) {
 int es_fault_point(const char *path, int kind) {
     int error = 0;
     switch (decide(path, kind, &error)) {
-    case PROCEED: return 0;
+    case PROCEED:
+        // A file synced, renamed over, or removed keeps no unsynced writes.
+        if (path != NULL && (kind & (ES_FAULT_SYNC | ES_FAULT_RENAME | ES_FAULT_DELETE))) {
+            pthread_mutex_lock(&planLock);
+            discardUnsynced(path);
+            pthread_mutex_unlock(&planLock);
+        }
+        return 0;
     case FAIL_KILLED: return EIO;
     case FAIL_ERROR: return (error & 0xff) == SQLITE_FULL ? ENOSPC : EIO;
     }
     return 0;
+}
+
+// MARK: - Unsynced writes (power loss)
+
+/// One write (or truncation) not yet synced, with what it replaced: applied newest first,
+/// these entries turn a file back into what its last sync left on disk.
+typedef struct Unsynced {
+    char *path;
+    sqlite3_int64 offset;
+    /// The bytes the write overwrote (those below the file's size before it).
+    unsigned char *old;
+    int oldLength;
+    /// The file's size before the write.
+    sqlite3_int64 oldSize;
+    struct Unsynced *next;
+} Unsynced;
+
+static Unsynced *unsynced;  // newest first; guarded by planLock
+
+/// Whether a power-loss plan watches `path` and the simulated machine still runs.
+static int tracksUnsynced(const char *path) {
+    return path != NULL && plan.armed && plan.mode == ES_FAULT_POWER_LOSS && !plan.dead
+        && strncmp(path, plan.prefix, plan.prefixLength) == 0;
+}
+
+/// Forgets the unsynced writes of `path` (every file's when NULL): they are on disk now,
+/// or their file is gone. A path ending in "/" names a directory: nothing to forget.
+static void discardUnsynced(const char *path) {
+    if (path != NULL && path[0] != 0 && path[strlen(path) - 1] == '/') return;
+    Unsynced **link = &unsynced;
+    while (*link != NULL) {
+        Unsynced *entry = *link;
+        if (path == NULL || strcmp(entry->path, path) == 0) {
+            *link = entry->next;
+            free(entry->path);
+            free(entry->old);
+            free(entry);
+        } else {
+            link = &entry->next;
+        }
+    }
+}
+
+/// Records that `length` bytes at `offset` of `file` (named `path`) are about to be
+/// overwritten or cut off, before the write or truncation happens.
+static void recordUnsynced(sqlite3_file *file, const char *path, sqlite3_int64 offset, sqlite3_int64 length) {
+    sqlite3_int64 size = 0;
+    if (file->pMethods->xFileSize(file, &size) != SQLITE_OK) return;
+    Unsynced *entry = calloc(1, sizeof(Unsynced));
+    if (entry == NULL) return;
+    entry->path = strdup(path);
+    entry->offset = offset;
+    entry->oldSize = size;
+    sqlite3_int64 kept = offset < size ? (size - offset < length ? size - offset : length) : 0;
+    if (kept > 0 && kept < (1 << 30)) {
+        entry->old = malloc((size_t)kept);
+        if (entry->old != NULL && file->pMethods->xRead(file, entry->old, (int)kept, offset) == SQLITE_OK) {
+            entry->oldLength = (int)kept;
+        }
+    }
+    entry->next = unsynced;
+    unsynced = entry;
+}
+
+int es_fault_lose_unsynced(void) {
+    pthread_mutex_lock(&planLock);
+    int reverted = 0;
+    for (Unsynced *entry = unsynced; entry != NULL; entry = entry->next) {
+        int descriptor = open(entry->path, O_RDWR | O_CLOEXEC);
+        if (descriptor < 0) continue;
+        if (entry->oldLength > 0) {
+            ssize_t written = pwrite(descriptor, entry->old, (size_t)entry->oldLength, (off_t)entry->offset);
+            (void)written;
+        }
+        int truncated = ftruncate(descriptor, (off_t)entry->oldSize);
+        (void)truncated;
+        close(descriptor);
+        reverted++;
+    }
+    discardUnsynced(NULL);
+    pthread_mutex_unlock(&planLock);
+    return reverted;
 }
 
 // MARK: - Files
@@ -142,6 +273,9 @@ static int faultWrite(sqlite3_file *file, const void *buffer, int amount, sqlite
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_WRITE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_WRITE);
+    pthread_mutex_lock(&planLock);
+    if (tracksUnsynced(f->path)) recordUnsynced(f->real, f->path, offset, amount);
+    pthread_mutex_unlock(&planLock);
     return f->real->pMethods->xWrite(f->real, buffer, amount, offset);
 }
 
@@ -150,6 +284,14 @@ static int faultTruncate(sqlite3_file *file, sqlite3_int64 size) {
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_TRUNCATE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_TRUNCATE);
+    pthread_mutex_lock(&planLock);
+    if (tracksUnsynced(f->path)) {
+        sqlite3_int64 current = 0;
+        if (f->real->pMethods->xFileSize(f->real, &current) == SQLITE_OK && current > size) {
+            recordUnsynced(f->real, f->path, size, current - size);
+        }
+    }
+    pthread_mutex_unlock(&planLock);
     return f->real->pMethods->xTruncate(f->real, size);
 }
 
@@ -158,7 +300,13 @@ static int faultSync(sqlite3_file *file, int flags) {
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_SYNC, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_FSYNC);
-    return f->real->pMethods->xSync(f->real, flags);
+    int rc = f->real->pMethods->xSync(f->real, flags);
+    if (rc == SQLITE_OK && f->path != NULL) {
+        pthread_mutex_lock(&planLock);
+        discardUnsynced(f->path);
+        pthread_mutex_unlock(&planLock);
+    }
+    return rc;
 }
 
 static int faultFileSize(sqlite3_file *file, sqlite3_int64 *size) {
@@ -275,6 +423,11 @@ static int faultDelete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
     int error = 0;
     Verdict verdict = decide(name, ES_FAULT_DELETE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_DELETE);
+    if (name != NULL) {
+        pthread_mutex_lock(&planLock);
+        discardUnsynced(name);
+        pthread_mutex_unlock(&planLock);
+    }
     return realVFS->xDelete(realVFS, name, syncDirectory);
 }
 

@@ -28,6 +28,10 @@ enum {
     ES_FAULT_KILL = 1,
     /// The operation fails once with the plan's error; later ones proceed.
     ES_FAULT_ERROR = 2,
+    /// As ES_FAULT_KILL, and the machine loses power: every write to a watched file since
+    /// that file's last sync is undone by `es_fault_lose_unsynced` (lost file contents;
+    /// directory entries, such as a rename not followed by a directory sync, are kept).
+    ES_FAULT_POWER_LOSS = 3,
 };
 
 /// Registers the fault-injecting VFS as SQLite's default, wrapping the previous
@@ -46,6 +50,21 @@ long es_fault_disarm(void);
 
 /// Whether the armed plan struck (the chosen operation was reached).
 int es_fault_struck(void);
+
+/// How many operations the armed plan has counted so far.
+long es_fault_count(void);
+
+/// The kind (one ES_FAULT_* bit) of the operation the plan struck at, or 0.
+int es_fault_struck_kind(void);
+
+/// Copies the path of the file the plan struck at into `buffer` (NUL-terminated, cut
+/// to `size`); returns its length, 0 if the plan has not struck.
+int es_fault_struck_path(char *buffer, int size);
+
+/// Undoes, newest first, every write to a watched file since that file's last sync, as a
+/// power loss would after a power-loss plan struck; returns how many writes it undid.
+/// Call it once the objects of the interrupted run are released and the plan disarmed.
+int es_fault_lose_unsynced(void);
 
 /// Asks the armed plan about one operation of `kind` on `path`: 0 to go ahead, or an
 /// errno value (EIO, or ENOSPC for a full disk) to fail with, without doing it.

@@ -19,6 +19,9 @@ package enum FaultInjection {
     package enum Mode: Sendable {
         case kill
         case error(Int32)
+        /// As ``kill``, and the machine loses power: ``loseUnsyncedWrites()`` then undoes
+        /// every write to a watched file since that file's last sync.
+        case powerLoss
     }
 
     /// Operation kinds a plan counts.
@@ -56,6 +59,8 @@ package enum FaultInjection {
             es_fault_arm(prefix, Int32(ES_FAULT_KILL), target, operations.rawValue, 0)
         case .error(let code):
             es_fault_arm(prefix, Int32(ES_FAULT_ERROR), target, operations.rawValue, code)
+        case .powerLoss:
+            es_fault_arm(prefix, Int32(ES_FAULT_POWER_LOSS), target, operations.rawValue, 0)
         }
     }
 
@@ -65,6 +70,37 @@ package enum FaultInjection {
         let struck = es_fault_struck() != 0
         return (es_fault_disarm(), struck)
     }
+
+    /// Runs `body` while no other caller of this function runs (re-entrant on one
+    /// thread). Plans are process-wide, so every run that arms one (crash-safety helpers,
+    /// fault tests, possibly in parallel test suites) arms it inside this.
+    package static func exclusively<Result>(_ body: () throws -> Result) rethrows -> Result {
+        planUsers.lock()
+        defer { planUsers.unlock() }
+        return try body()
+    }
+
+    /// Held by the thread using plans; see ``exclusively(_:)``.
+    private static let planUsers = NSRecursiveLock()
+
+    /// How many operations the armed plan has counted so far.
+    package static var operationCount: Int { es_fault_count() }
+
+    /// The kind and file of the operation the plan struck at, if it struck.
+    package static var struckOperation: (kind: Operations, path: String)? {
+        let kind = es_fault_struck_kind()
+        guard kind != 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = es_fault_struck_path(&buffer, Int32(buffer.count))
+        let path = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (Operations(rawValue: kind), path)
+    }
+
+    /// After a ``Mode/powerLoss`` plan struck, undoes every write to a watched file since
+    /// that file's last sync, as a power loss would; returns how many writes it undid.
+    /// Call it once the interrupted run's objects are released and the plan disarmed.
+    @discardableResult
+    package static func loseUnsyncedWrites() -> Int { Int(es_fault_lose_unsynced()) }
 
     /// Asks the armed plan about a file operation the snapshot layer makes itself; nil to
     /// go ahead, or the `errno` to fail with.
