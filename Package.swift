@@ -74,6 +74,10 @@ let package = Package(
             name: "EntityStoreTestingTests",
             dependencies: ["EntityStoreTesting", "EntityStoreSQLite", "EntityStoreTestSupport", "StoreCore"],
             swiftSettings: strictSettings),
+        // The Bookshelf example's own tests, written as an app's would be with EntityStoreTesting.
+        .testTarget(
+            name: "BookshelfTests", dependencies: ["bookshelf", "EntityStoreTesting"], path: "Examples/BookshelfTests",
+            resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
             swiftSettings: strictSettings),
