@@ -52,7 +52,7 @@ extension EntityStore {
     }
 
     /// Runs `body` as one `write` and checks that the store changed exactly as `expected`
-    /// describes; see ``assertChanges(_:fileID:filePath:line:column:of:expected:)``.
+    /// describes; see `assertChanges(_:of:expected:)`.
     /// - Returns: what `body` returned.
     /// - Complexity: O(changed rows × fields) for the comparison (one commit's change set),
     ///   plus each changed table's invariant check when exhaustive.

@@ -52,7 +52,7 @@ extension StateStore where State: Equatable {
     }
 
     /// Commits `body` and checks the change; see
-    /// ``assertChanges(_:fileID:filePath:line:column:of:expected:)``.
+    /// `assertChanges(_:of:expected:)`.
     /// - Returns: what `body` returned.
     /// - Complexity: the commit, plus that of `assertChanges`.
     @discardableResult
@@ -68,7 +68,7 @@ extension StateStore where State: Equatable {
     }
 
     /// Dispatches `action` through `reducer` and checks the change; see
-    /// ``assertChanges(_:fileID:filePath:line:column:of:expected:)``.
+    /// `assertChanges(_:of:expected:)`.
     /// - Complexity: the reducer, plus that of `assertChanges`.
     public func assertDispatch<Action: Sendable>(
         _ action: Action, through reducer: Reducer<State, Action>, _ exhaustivity: Exhaustivity = .exhaustive,

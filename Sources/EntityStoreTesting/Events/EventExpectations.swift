@@ -31,6 +31,10 @@ public final class EventExpectations<Event: Sendable & Equatable>: Sendable {
     ///   - type: the event type (protocols match conforming values).
     ///   - exhaustivity: whether events left unasserted fail at ``finish(fileID:filePath:line:column:)``
     ///     or release (reported at this call's location).
+    ///   - fileID: the caller's file, where a failure at release is reported (the default).
+    ///   - filePath: the caller's file path (the default).
+    ///   - line: the caller's line (the default).
+    ///   - column: the caller's column (the default).
     /// - Complexity: O(event observers) to register; O(1) per recorded event.
     public init(
         _ store: some StateStore, of type: Event.Type = Event.self, exhaustivity: Exhaustivity = .exhaustive,

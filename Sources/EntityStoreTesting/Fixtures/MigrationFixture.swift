@@ -13,7 +13,7 @@ public enum MigrationFixture {
     /// no creation time (the same state writes the same bytes), and verifies it.
     /// `entity-store fixture SNAPSHOT FIXTURE` makes one from an existing snapshot.
     /// - Returns: what the snapshot wrote.
-    /// - Throws: a ``SnapshotError`` writing it, or ``SnapshotError/invalidData(table:detail:)``
+    /// - Throws: a `SnapshotError` writing it, or `SnapshotError.invalidData`
     ///   naming the verification's problems.
     /// - Complexity: O(n) in the rows, plus a verification O(n log n).
     @discardableResult
@@ -112,7 +112,7 @@ public enum MigrationFixture {
 
     /// Checks that the fixture at `fixture` (written by a newer version of the app, or in
     /// a newer format) is refused by a restore with `options` into a store of `schema`,
-    /// with `expected` (typically ``SnapshotError/newerAppSchema(found:supported:)``), and
+    /// with `expected` (typically `SnapshotError.newerAppSchema`), and
     /// that the refusal leaves the file's bytes unchanged.
     /// - Returns: whether it was refused as expected.
     /// - Throws: only if the temporary copy cannot be made.

@@ -40,7 +40,7 @@ extension EntityStore {
     }
 }
 
-/// A store followed by a ``SnapshotFile`` in a temporary directory, for
+/// A store followed by a `SnapshotFile` in a temporary directory, for
 /// ``assertSnapshotFileRoundTrip(schema:options:fileID:filePath:line:column:_:)``: write
 /// to ``store`` and call ``save()`` between writes.
 public final class SnapshotFileSession {
@@ -70,7 +70,7 @@ public final class SnapshotFileSession {
     }
 }
 
-/// Runs `body` on a fresh store of `schema` followed by a ``SnapshotFile`` in a temporary
+/// Runs `body` on a fresh store of `schema` followed by a `SnapshotFile` in a temporary
 /// file, then closes the file, verifies it, restores it into another fresh store and
 /// compares every table, index and relation with the state of the last save; the file is
 /// removed whatever happens.
