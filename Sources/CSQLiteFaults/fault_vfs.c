@@ -29,11 +29,35 @@ typedef struct Plan {
     char *struckPath;
 } Plan;
 
-static Plan plan;
+/// The plans armed at once, each over its own directory (tests of several suites may run
+/// crash checks in parallel, each in a directory of its own).
+#define PLAN_SLOTS 16
+static Plan plans[PLAN_SLOTS];
 static pthread_mutex_t planLock = PTHREAD_MUTEX_INITIALIZER;
 
 /// Forgets unsynced writes (see below); called with `planLock` held.
 static void discardUnsynced(const char *path);
+static void discardUnsyncedUnder(const char *prefix);
+
+/// The armed plan watching `path`, or NULL; called with `planLock` held.
+static Plan *planWatching(const char *path) {
+    if (path == NULL) return NULL;
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        Plan *candidate = &plans[i];
+        if (candidate->armed && strncmp(path, candidate->prefix, candidate->prefixLength) == 0) return candidate;
+    }
+    return NULL;
+}
+
+/// The plan last armed over exactly `prefix`, armed or not, or NULL; called with
+/// `planLock` held.
+static Plan *planOver(const char *prefix) {
+    if (prefix == NULL) return NULL;
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        if (plans[i].prefix != NULL && strcmp(plans[i].prefix, prefix) == 0) return &plans[i];
+    }
+    return NULL;
+}
 
 /// The verdict on one operation.
 typedef enum { PROCEED, FAIL_KILLED, FAIL_ERROR } Verdict;
@@ -42,22 +66,23 @@ static Verdict decide(const char *path, int kind, int *error) {
     if (path == NULL) return PROCEED;
     Verdict verdict = PROCEED;
     pthread_mutex_lock(&planLock);
-    if (plan.armed && strncmp(path, plan.prefix, plan.prefixLength) == 0) {
-        if (plan.dead) {
+    Plan *plan = planWatching(path);
+    if (plan != NULL) {
+        if (plan->dead) {
             verdict = FAIL_KILLED;
-        } else if (kind & plan.mask) {
-            long number = plan.count++;
-            if (number == plan.target) {
-                plan.struck = 1;
-                plan.struckKind = kind;
-                free(plan.struckPath);
-                plan.struckPath = strdup(path);
-                if (plan.mode == ES_FAULT_KILL || plan.mode == ES_FAULT_POWER_LOSS) {
-                    plan.dead = 1;
+        } else if (kind & plan->mask) {
+            long number = plan->count++;
+            if (number == plan->target) {
+                plan->struck = 1;
+                plan->struckKind = kind;
+                free(plan->struckPath);
+                plan->struckPath = strdup(path);
+                if (plan->mode == ES_FAULT_KILL || plan->mode == ES_FAULT_POWER_LOSS) {
+                    plan->dead = 1;
                     verdict = FAIL_KILLED;
                 } else {
                     verdict = FAIL_ERROR;
-                    *error = plan.error;
+                    *error = plan->error;
                 }
             }
         }
@@ -70,70 +95,85 @@ static Verdict decide(const char *path, int kind, int *error) {
 static int isDead(const char *path) {
     if (path == NULL) return 0;
     pthread_mutex_lock(&planLock);
-    int dead = plan.armed && plan.dead && strncmp(path, plan.prefix, plan.prefixLength) == 0;
+    Plan *plan = planWatching(path);
+    int dead = plan != NULL && plan->dead;
     pthread_mutex_unlock(&planLock);
     return dead;
 }
 
 void es_fault_arm(const char *prefix, int mode, long target, int mask, int error) {
     pthread_mutex_lock(&planLock);
-    free(plan.prefix);
-    plan.prefix = strdup(prefix);
-    plan.prefixLength = plan.prefix ? strlen(plan.prefix) : 0;
-    plan.armed = plan.prefix != NULL;
-    plan.mode = mode;
-    plan.target = target;
-    plan.mask = mask;
-    plan.error = error;
-    plan.count = 0;
-    plan.dead = 0;
-    plan.struck = 0;
-    plan.struckKind = 0;
-    free(plan.struckPath);
-    plan.struckPath = NULL;
-    discardUnsynced(NULL);
+    Plan *plan = planOver(prefix);
+    for (int i = 0; plan == NULL && i < PLAN_SLOTS; i++) {
+        if (!plans[i].armed) plan = &plans[i];
+    }
+    // More plans at once than slots: the first slot's plan gives way.
+    if (plan == NULL) plan = &plans[0];
+    free(plan->prefix);
+    plan->prefix = strdup(prefix);
+    plan->prefixLength = plan->prefix ? strlen(plan->prefix) : 0;
+    plan->armed = plan->prefix != NULL;
+    plan->mode = mode;
+    plan->target = target;
+    plan->mask = mask;
+    plan->error = error;
+    plan->count = 0;
+    plan->dead = 0;
+    plan->struck = 0;
+    plan->struckKind = 0;
+    free(plan->struckPath);
+    plan->struckPath = NULL;
+    discardUnsyncedUnder(prefix);
     pthread_mutex_unlock(&planLock);
 }
 
-long es_fault_disarm(void) {
+long es_fault_disarm(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    long count = plan.count;
-    plan.armed = 0;
-    plan.dead = 0;
+    Plan *plan = planOver(prefix);
+    long count = 0;
+    if (plan != NULL) {
+        count = plan->count;
+        plan->armed = 0;
+        plan->dead = 0;
+    }
     pthread_mutex_unlock(&planLock);
     return count;
 }
 
-long es_fault_count(void) {
+long es_fault_count(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    long count = plan.count;
+    Plan *plan = planOver(prefix);
+    long count = plan != NULL ? plan->count : 0;
     pthread_mutex_unlock(&planLock);
     return count;
 }
 
-int es_fault_struck_kind(void) {
+int es_fault_struck_kind(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    int kind = plan.struck ? plan.struckKind : 0;
+    Plan *plan = planOver(prefix);
+    int kind = plan != NULL && plan->struck ? plan->struckKind : 0;
     pthread_mutex_unlock(&planLock);
     return kind;
 }
 
-int es_fault_struck_path(char *buffer, int size) {
+int es_fault_struck_path(const char *prefix, char *buffer, int size) {
     pthread_mutex_lock(&planLock);
+    Plan *plan = planOver(prefix);
     int length = 0;
-    if (plan.struck && plan.struckPath != NULL && size > 0) {
-        length = (int)strlen(plan.struckPath);
+    if (plan != NULL && plan->struck && plan->struckPath != NULL && size > 0) {
+        length = (int)strlen(plan->struckPath);
         if (length >= size) length = size - 1;
-        memcpy(buffer, plan.struckPath, (size_t)length);
+        memcpy(buffer, plan->struckPath, (size_t)length);
         buffer[length] = 0;
     }
     pthread_mutex_unlock(&planLock);
     return length;
 }
 
-int es_fault_struck(void) {
+int es_fault_struck(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    int struck = plan.struck;
+    Plan *plan = planOver(prefix);
+    int struck = plan != NULL && plan->struck;
     pthread_mutex_unlock(&planLock);
     return struck;
 }
@@ -174,8 +214,8 @@ static Unsynced *unsynced;  // newest first; guarded by planLock
 
 /// Whether a power-loss plan watches `path` and the simulated machine still runs.
 static int tracksUnsynced(const char *path) {
-    return path != NULL && plan.armed && plan.mode == ES_FAULT_POWER_LOSS && !plan.dead
-        && strncmp(path, plan.prefix, plan.prefixLength) == 0;
+    Plan *plan = planWatching(path);
+    return plan != NULL && plan->mode == ES_FAULT_POWER_LOSS && !plan->dead;
 }
 
 /// Forgets the unsynced writes of `path` (every file's when NULL): they are on disk now,
@@ -186,6 +226,24 @@ static void discardUnsynced(const char *path) {
     while (*link != NULL) {
         Unsynced *entry = *link;
         if (path == NULL || strcmp(entry->path, path) == 0) {
+            *link = entry->next;
+            free(entry->path);
+            free(entry->old);
+            free(entry);
+        } else {
+            link = &entry->next;
+        }
+    }
+}
+
+/// Forgets the unsynced writes of every file under `prefix` (a new plan starts clean).
+static void discardUnsyncedUnder(const char *prefix) {
+    if (prefix == NULL) return;
+    size_t length = strlen(prefix);
+    Unsynced **link = &unsynced;
+    while (*link != NULL) {
+        Unsynced *entry = *link;
+        if (strncmp(entry->path, prefix, length) == 0) {
             *link = entry->next;
             free(entry->path);
             free(entry->old);
@@ -217,10 +275,13 @@ static void recordUnsynced(sqlite3_file *file, const char *path, sqlite3_int64 o
     unsynced = entry;
 }
 
-int es_fault_lose_unsynced(void) {
+int es_fault_lose_unsynced(const char *prefix) {
+    if (prefix == NULL) return 0;
+    size_t prefixLength = strlen(prefix);
     pthread_mutex_lock(&planLock);
     int reverted = 0;
     for (Unsynced *entry = unsynced; entry != NULL; entry = entry->next) {
+        if (strncmp(entry->path, prefix, prefixLength) != 0) continue;
         int descriptor = open(entry->path, O_RDWR | O_CLOEXEC);
         if (descriptor < 0) continue;
         if (entry->oldLength > 0) {
@@ -232,7 +293,7 @@ int es_fault_lose_unsynced(void) {
         close(descriptor);
         reverted++;
     }
-    discardUnsynced(NULL);
+    discardUnsyncedUnder(prefix);
     pthread_mutex_unlock(&planLock);
     return reverted;
 }

@@ -102,7 +102,7 @@ func strikeAtEveryOperation(
     afterFault: (String, FaultScenario.States) throws -> Void = { _, _ in }
 ) throws -> Int {
     try FaultInjection.install()
-    return try FaultInjection.exclusively { try withFaultDirectory { root in
+    return try withFaultDirectory { root in
         for target in 0..<limit {
             let directory = root + "/run-\(target)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
@@ -116,7 +116,7 @@ func strikeAtEveryOperation(
                 // Dropped while the plan still holds: a killed process does no cleanup.
                 scenario = nil
             }
-            let (_, struck) = FaultInjection.disarm()
+            let (_, struck) = FaultInjection.disarm(directory: directory)
             let outcome = readWithEveryReader(path, old: states.old, new: states.new)
             if struck, let retry = scenario?.retry {
                 do {
@@ -153,7 +153,7 @@ func strikeAtEveryOperation(
         }
         Issue.record("the write did not complete within \(limit) operations", sourceLocation: sourceLocation)
         return limit
-    } }
+    }
 }
 
 extension FaultScenario {

@@ -107,11 +107,9 @@ extension FaultInjectionTests {
                 try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved before the kill" } }
                 let summary = try second?.save()
                 // The process is killed: nothing more reaches the disk.
-                FaultInjection.exclusively {
-                    FaultInjection.arm(directory: directory, mode: .kill, at: 0)
-                    second = nil
-                    FaultInjection.disarm()
-                }
+                FaultInjection.arm(directory: directory, mode: .kill, at: 0)
+                second = nil
+                FaultInjection.disarm(directory: directory)
                 let reread = try EntityState.readSnapshot(from: path, schema: store.schema)
                 let survived = sameLibraryRows(reread, store.state)
                 #expect(survived, "save of revision \(summary?.revision ?? 0) returned but is lost after the kill")
