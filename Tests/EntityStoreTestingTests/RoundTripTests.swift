@@ -1,6 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
-import EntityStoreTesting
+@testable import EntityStoreTesting
 import Foundation
 import Testing
 
@@ -29,81 +29,93 @@ struct Lossy: Entity {
 
 let lossy = Table<Lossy>("lossy")
 
-/// The temporary files the helpers made and left behind.
-func leftovers() throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-        .filter { $0.hasPrefix("EntityStoreRoundTrip") }
+/// Runs `body` with the helpers' temporary directories in a directory of its own, and
+/// returns what they left there.
+func leftovers(_ body: () throws -> Void) throws -> [String] {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("RoundTripTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try TemporaryRoot.$override.withValue(root) { try body() }
+    return try FileManager.default.contentsOfDirectory(atPath: root.path)
 }
 
-@Suite("Round trips", .serialized)
+@Suite("Round trips")
 struct RoundTripTests {
-    @Test("a typed and a dynamic store survive a snapshot round trip")
+    @Test("a typed and a dynamic store survive a snapshot round trip; nothing is left behind")
     func passes() throws {
-        let before = try leftovers()
-        let failures = try withRecordedFailures {
-            let typed = try libraryStore().assertRoundTrip()
-            let dynamic = try dynamicStore().assertRoundTrip()
-            #expect(typed && dynamic)
+        var failures: [TestFailure] = []
+        let left = try leftovers {
+            failures = try withRecordedFailures {
+                let typed = try libraryStore().assertRoundTrip()
+                let dynamic = try dynamicStore().assertRoundTrip()
+                #expect(typed && dynamic)
+            }
         }
         #expect(failures.isEmpty, "\(failures)")
-        #expect(try leftovers() == before)
+        #expect(left.isEmpty, "\(left)")
     }
 
     @Test("a field the snapshot loses fails the round trip, naming table, ID and field; the file is removed")
     func lossyFails() throws {
-        let before = try leftovers()
         let store = try EntityStore { lossy }
         try store.write { tx in try tx[lossy].insert(contentsOf: [Lossy(id: 1, note: ""), Lossy(id: 2, note: "kept?")]) }
         var line = 0
-        let failures = try withRecordedFailures {
-            line = lineAfter()
-            let matched = try store.assertRoundTrip()
-            #expect(!matched)
+        var failures: [TestFailure] = []
+        let left = try leftovers {
+            failures = try withRecordedFailures {
+                line = lineAfter()
+                let matched = try store.assertRoundTrip()
+                #expect(!matched)
+            }
         }
         let failure = try #require(failures.single())
         #expect(failure.location.line == line)
         #expect(failure.message.contains("lossy 2: differs\n    note: expected \"kept?\", restored has \"\""), "\(failure.message)")
         #expect(!failure.message.contains("lossy 1"))
-        #expect(try leftovers() == before)
+        #expect(left.isEmpty, "\(left)")
     }
 
     @Test("a write that fails (a full snapshot of a reserved table name) throws, and the file is removed")
     func throwsAndCleansUp() throws {
-        let before = try leftovers()
         let store = try EntityStore { Table<Author>("entitystore_reserved") }
-        #expect(throws: SnapshotError.self) { try store.assertRoundTrip() }
-        #expect(try leftovers() == before)
+        let left = try leftovers {
+            #expect(throws: SnapshotError.self) { try store.assertRoundTrip() }
+        }
+        #expect(left.isEmpty, "\(left)")
     }
 
     @Test("through a snapshot file with saves between writes, the file holds the last save")
     func snapshotFile() throws {
-        let before = try leftovers()
-        var failures = try withRecordedFailures {
-            try assertSnapshotFileRoundTrip(schema: try librarySchema()) { session in
-                try session.store.write { tx in
-                    try tx[authors].insert(Author(id: 1, name: "Ursula"))
-                    try tx[books].insert(Book(id: 10, title: "The Dispossessed", authorID: 1, editorID: nil, year: 1974))
+        var failures: [TestFailure] = []
+        var lossyFailures: [TestFailure] = []
+        let left = try leftovers {
+            failures = try withRecordedFailures {
+                try assertSnapshotFileRoundTrip(schema: try librarySchema()) { session in
+                    try session.store.write { tx in
+                        try tx[authors].insert(Author(id: 1, name: "Ursula"))
+                        try tx[books].insert(Book(id: 10, title: "The Dispossessed", authorID: 1, editorID: nil, year: 1974))
+                    }
+                    try session.save()
+                    try session.store.write { tx in _ = try tx[books].update(10) { $0.editorID = 1 } }
+                    try session.save()
+                    try session.store.write { tx in _ = try tx[authors].remove(1) }
+                    try session.save()
+                    // Not saved: the file must not hold it.
+                    try session.store.write { tx in try tx[authors].insert(Author(id: 5, name: "unsaved")) }
                 }
-                try session.save()
-                try session.store.write { tx in _ = try tx[books].update(10) { $0.editorID = 1 } }
-                try session.save()
-                try session.store.write { tx in _ = try tx[authors].remove(1) }
-                try session.save()
-                // Not saved: the file must not hold it.
-                try session.store.write { tx in try tx[authors].insert(Author(id: 5, name: "unsaved")) }
+            }
+            lossyFailures = try withRecordedFailures {
+                try assertSnapshotFileRoundTrip(schema: try Schema { lossy }) { session in
+                    try session.store.write { tx in try tx[lossy].insert(Lossy(id: 3, note: "lost")) }
+                    try session.save()
+                }
+            }
+            #expect(throws: CancellationError.self) {
+                try assertSnapshotFileRoundTrip(schema: try librarySchema()) { _ in throw CancellationError() }
             }
         }
         #expect(failures.isEmpty, "\(failures)")
-        failures = try withRecordedFailures {
-            try assertSnapshotFileRoundTrip(schema: try Schema { lossy }) { session in
-                try session.store.write { tx in try tx[lossy].insert(Lossy(id: 3, note: "lost")) }
-                try session.save()
-            }
-        }
-        #expect(try #require(failures.single()).message.contains("lossy 3: differs"))
-        #expect(throws: CancellationError.self) {
-            try assertSnapshotFileRoundTrip(schema: try librarySchema()) { _ in throw CancellationError() }
-        }
-        #expect(try leftovers() == before)
+        #expect(try #require(lossyFailures.single()).message.contains("lossy 3: differs"))
+        #expect(left.isEmpty, "\(left)")
     }
 }

@@ -8,9 +8,11 @@ extension EntityStore {
     /// (``Exhaustivity/exhaustive``, the default) or after it
     /// (``Exhaustivity/nonExhaustive``). Exhaustively, every row the operation inserted,
     /// updated or removed must be described, so unexpected cascades, nullified
-    /// references and stray writes fail; the changed tables' indexes must also agree with
-    /// their rows. Non-exhaustively, only the rows the description writes are checked, and
-    /// within them only the fields it sets differ from the store's.
+    /// references and stray writes fail, and a changed field that an index or a relation
+    /// reads is marked as such. Non-exhaustively, only the rows the description writes
+    /// are checked, and within them only the fields it sets differ from the store's.
+    /// (Whether the store's indexes agree with its rows is the library's own invariant,
+    /// checked by `assertRoundTrip` and `EntityState.invariantViolations()`, in O(n).)
     ///
     /// A failure names the table, the ID and each field with its values, and is reported
     /// at the caller's line:
@@ -25,9 +27,10 @@ extension EntityStore {
     /// - Returns: what `operation` returned.
     /// - Throws: what `operation` or `expected` throws (the comparison is then skipped).
     /// - Complexity: O(changed rows × fields) when the operation published one commit or
-    ///   one batch (its change set lists the rows); otherwise O(rows of the tables it
-    ///   changed). Exhaustively, plus the invariant check of each changed table, O(rows
-    ///   of that table). The description costs O(rows it writes).
+    ///   one batch (its change set lists the rows), whatever the size of the store: about
+    ///   20 µs for a one-row update of a 10,000-row table in a release build (see the
+    ///   benchmarks); otherwise O(rows of the tables it changed). The description costs
+    ///   O(rows it writes).
     @discardableResult
     public func assertChanges<Result>(
         _ exhaustivity: Exhaustivity = .exhaustive,
@@ -54,8 +57,8 @@ extension EntityStore {
     /// Runs `body` as one `write` and checks that the store changed exactly as `expected`
     /// describes; see `assertChanges(_:of:expected:)`.
     /// - Returns: what `body` returned.
-    /// - Complexity: O(changed rows × fields) for the comparison (one commit's change set),
-    ///   plus each changed table's invariant check when exhaustive.
+    /// - Complexity: the write, plus O(changed rows × fields) for the comparison (one
+    ///   commit's change set lists the rows).
     @discardableResult
     public func assertWrite<Result>(
         _ exhaustivity: Exhaustivity = .exhaustive,

@@ -70,10 +70,17 @@ enum StateEquivalence {
     }
 }
 
+/// Where the helpers make their temporary directories: the system's temporary directory,
+/// unless a test of this library sets another to watch what is left there.
+enum TemporaryRoot {
+    @TaskLocal static var override: URL?
+}
+
 /// A directory of its own under the system's temporary directory, removed when `body`
 /// returns or throws.
 func withTemporaryDirectory<Result>(_ prefix: String, _ body: (String) throws -> Result) throws -> Result {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    let root = TemporaryRoot.override ?? FileManager.default.temporaryDirectory
+    let url = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: url) }
     // SQLite names files by their real path; the fault plan matches on it.
