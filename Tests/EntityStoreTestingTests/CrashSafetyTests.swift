@@ -111,6 +111,41 @@ struct CrashSafetyTests {
         #expect(message.contains("authors 1: differs"), "\(message)")
     }
 
+    @Test("a routine that swallows the error of a failed save fails the I/O-error runs")
+    func swallowedErrorFails() throws {
+        let failures = try withRecordedFailures {
+            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(faults: [.ioError])) { run in
+                try sequence(run) { store, path in _ = try? store.snapshot(to: path) }
+            }
+        }
+        let message = try #require(failures.single()).message
+        #expect(message.contains("after an I/O error at operation"), "\(message)")
+        #expect(message.contains("the save returned normally but the file"), "\(message)")
+    }
+
+    @Test("on a dynamic store: the library's snapshot passes, removing the old file first fails")
+    func dynamicStore() throws {
+        let schema = try EntityStoreTestingTests.dynamicStore().schema
+        func sequence(_ run: CrashRun, save: (EntityStore, String) throws -> Void) throws {
+            try run.store.write { tx in try tx[dynamicAuthors].insert(DynamicRecord(id: 1, fields: ["name": "Ursula"])) }
+            try run.save("first save") { try save(run.store, run.path) }
+            try run.store.write { tx in try tx[dynamicBooks].insert(DynamicRecord(id: "a", fields: ["author": 1, "year": 1974])) }
+            try run.save("second save") { try save(run.store, run.path) }
+        }
+        var failures = try withRecordedFailures {
+            try assertCrashSafe(schema: schema, options: CrashSafetyOptions(faults: [.processKill, .powerLoss])) { run in
+                try sequence(run) { store, path in try store.snapshot(to: path) }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        failures = try withRecordedFailures {
+            try assertCrashSafe(schema: schema, options: CrashSafetyOptions(faults: [.processKill])) { run in
+                try sequence(run, save: removeThenWrite)
+            }
+        }
+        #expect(try #require(failures.single()).message.contains("the file is missing"))
+    }
+
     @Test("above the cap the points are sampled, and the report says so")
     func sampled() throws {
         let report = try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(faults: [.processKill], maxRunsPerFault: 4)) { run in
