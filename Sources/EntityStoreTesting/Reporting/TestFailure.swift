@@ -1,6 +1,10 @@
 import Synchronization
+#if canImport(Testing)
 import Testing
+#endif
+#if canImport(XCTest)
 import XCTest
+#endif
 
 /// Where an assertion was written: the caller's file and line, captured with the
 /// `#fileID`, `#filePath`, `#line` and `#column` defaults of every helper, so a failure
@@ -61,14 +65,22 @@ enum FailureReporter {
     static func report(_ message: String, at location: FailureLocation) {
         if let recorder {
             recorder.append(TestFailure(message: message, location: location))
-        } else if Test.current != nil {
+            return
+        }
+        #if canImport(Testing)
+        if Test.current != nil {
             Issue.record(
                 Comment(rawValue: message),
                 sourceLocation: SourceLocation(
                     fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
-        } else {
-            XCTFail(message, file: location.staticFilePath, line: UInt(location.line))
+            return
         }
+        #endif
+        #if canImport(XCTest)
+        XCTFail(message, file: location.staticFilePath, line: UInt(location.line))
+        #else
+        print("\(location): error: \(message)")
+        #endif
     }
 }
 
