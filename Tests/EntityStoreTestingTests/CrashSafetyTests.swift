@@ -63,7 +63,7 @@ struct CrashSafetyTests {
     @Test("the library's SnapshotFile.save() passes every kill, power loss and I/O error")
     func snapshotFilePasses() throws {
         let failures = try withRecordedFailures {
-            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(maxRunsPerFault: 120)) { run in
+            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(maxRunsPerFault: 60)) { run in
                 try run.store.write { tx in try tx[authors].insert(Author(id: 1, name: "Ursula")) }
                 let file = try run.save("open") { try SnapshotFile(store: run.store, path: run.path) }
                 try run.store.write { tx in try tx[books].insert(Book(id: 10, title: "T", authorID: 1, editorID: nil, year: 1974)) }
