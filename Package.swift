@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "EntityStoreSQLite", targets: ["EntityStoreSQLite"]),
         .library(name: "EntityStoreCommands", targets: ["EntityStoreCommands"]),
         .executable(name: "entity-store", targets: ["entity-store"]),
+        // For test targets only: no library product depends on it.
+        .library(name: "EntityStoreTesting", targets: ["EntityStoreTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -47,6 +49,12 @@ let package = Package(
             name: "EntityStoreCommands",
             dependencies: ["EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings),
+        // Assertions, round trips, crash-safety runs, migration fixtures and generators for
+        // apps' own tests. It links Swift Testing and XCTest, so only test targets use it.
+        .target(
+            name: "EntityStoreTesting",
+            dependencies: ["StoreCore", "EntityStore", "EntityStoreSQLite"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "entity-store", dependencies: ["EntityStoreCommands"], swiftSettings: strictSettings),
         .executableTarget(
             name: "bookshelf",
@@ -62,6 +70,14 @@ let package = Package(
             name: "EntityStoreSQLiteTests",
             dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport"],
             swiftSettings: strictSettings),
+        .testTarget(
+            name: "EntityStoreTestingTests",
+            dependencies: ["EntityStoreTesting", "EntityStoreSQLite", "EntityStoreTestSupport", "StoreCore"],
+            swiftSettings: strictSettings),
+        // The Bookshelf example's own tests, written as an app's would be with EntityStoreTesting.
+        .testTarget(
+            name: "BookshelfTests", dependencies: ["bookshelf", "EntityStoreTesting"], path: "Examples/BookshelfTests",
+            resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
             swiftSettings: strictSettings),

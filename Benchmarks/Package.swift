@@ -23,6 +23,8 @@ let package = Package(
                 .product(name: "EntityStore", package: "EntityStore"),
                 .product(name: "StoreCore", package: "EntityStore"),
                 .product(name: "EntityStoreSQLite", package: "EntityStore"),
+                // Only for the figures of what the test helpers cost (TestingFigures.swift).
+                .product(name: "EntityStoreTesting", package: "EntityStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

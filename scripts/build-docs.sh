@@ -12,7 +12,7 @@ graphs=.build-docs/symbol-graphs
 # modules an incremental build leaves alone.
 mkdir -p "$graphs/all" "$out"
 
-modules=(StoreCore EntityStore EntityStoreSQLite EntityStoreCommands)
+modules=(StoreCore EntityStore EntityStoreSQLite EntityStoreCommands EntityStoreTesting)
 for module in "${modules[@]}"; do
     swift build --scratch-path .build-docs/build --target "$module" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs/all" >/dev/null

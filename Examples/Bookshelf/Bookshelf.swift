@@ -45,7 +45,15 @@ enum Shelf: SnapshotCommandContext {
         }
     }
 
-    static var snapshotOptions: SnapshotOptions { SnapshotOptions(appSchemaVersion: 1) }
+    /// The shelf's migrations: version 1 trims the titles the first importer padded.
+    static let migrations = [AppMigration.sql(version: 1, name: "trim titles", "UPDATE books SET title = trim(title)")]
+
+    static var snapshotOptions: SnapshotOptions { SnapshotOptions(appSchemaVersion: 1, migrations: migrations) }
+
+    /// Saves the shelf to `path`: a full snapshot, atomically.
+    static func save(_ store: EntityStore, to path: String) throws {
+        try store.snapshot(to: path, options: snapshotOptions)
+    }
 }
 
 /// `bookshelf books SNAPSHOT --author ID`: answers from a restored snapshot with the

@@ -4,10 +4,12 @@
 #include "CSQLiteFaults.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 // MARK: - The plan
 
@@ -22,10 +24,40 @@ typedef struct Plan {
     long count;
     int dead;
     int struck;
+    /// The kind and path of the operation the plan struck at.
+    int struckKind;
+    char *struckPath;
 } Plan;
 
-static Plan plan;
+/// The plans armed at once, each over its own directory (tests of several suites may run
+/// crash checks in parallel, each in a directory of its own).
+#define PLAN_SLOTS 16
+static Plan plans[PLAN_SLOTS];
 static pthread_mutex_t planLock = PTHREAD_MUTEX_INITIALIZER;
+
+/// Forgets unsynced writes (see below); called with `planLock` held.
+static void discardUnsynced(const char *path);
+static void discardUnsyncedUnder(const char *prefix);
+
+/// The armed plan watching `path`, or NULL; called with `planLock` held.
+static Plan *planWatching(const char *path) {
+    if (path == NULL) return NULL;
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        Plan *candidate = &plans[i];
+        if (candidate->armed && strncmp(path, candidate->prefix, candidate->prefixLength) == 0) return candidate;
+    }
+    return NULL;
+}
+
+/// The plan last armed over exactly `prefix`, armed or not, or NULL; called with
+/// `planLock` held.
+static Plan *planOver(const char *prefix) {
+    if (prefix == NULL) return NULL;
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        if (plans[i].prefix != NULL && strcmp(plans[i].prefix, prefix) == 0) return &plans[i];
+    }
+    return NULL;
+}
 
 /// The verdict on one operation.
 typedef enum { PROCEED, FAIL_KILLED, FAIL_ERROR } Verdict;
@@ -34,19 +66,23 @@ static Verdict decide(const char *path, int kind, int *error) {
     if (path == NULL) return PROCEED;
     Verdict verdict = PROCEED;
     pthread_mutex_lock(&planLock);
-    if (plan.armed && strncmp(path, plan.prefix, plan.prefixLength) == 0) {
-        if (plan.dead) {
+    Plan *plan = planWatching(path);
+    if (plan != NULL) {
+        if (plan->dead) {
             verdict = FAIL_KILLED;
-        } else if (kind & plan.mask) {
-            long number = plan.count++;
-            if (number == plan.target) {
-                plan.struck = 1;
-                if (plan.mode == ES_FAULT_KILL) {
-                    plan.dead = 1;
+        } else if (kind & plan->mask) {
+            long number = plan->count++;
+            if (number == plan->target) {
+                plan->struck = 1;
+                plan->struckKind = kind;
+                free(plan->struckPath);
+                plan->struckPath = strdup(path);
+                if (plan->mode == ES_FAULT_KILL || plan->mode == ES_FAULT_POWER_LOSS) {
+                    plan->dead = 1;
                     verdict = FAIL_KILLED;
                 } else {
                     verdict = FAIL_ERROR;
-                    *error = plan.error;
+                    *error = plan->error;
                 }
             }
         }
@@ -59,39 +95,85 @@ static Verdict decide(const char *path, int kind, int *error) {
 static int isDead(const char *path) {
     if (path == NULL) return 0;
     pthread_mutex_lock(&planLock);
-    int dead = plan.armed && plan.dead && strncmp(path, plan.prefix, plan.prefixLength) == 0;
+    Plan *plan = planWatching(path);
+    int dead = plan != NULL && plan->dead;
     pthread_mutex_unlock(&planLock);
     return dead;
 }
 
 void es_fault_arm(const char *prefix, int mode, long target, int mask, int error) {
     pthread_mutex_lock(&planLock);
-    free(plan.prefix);
-    plan.prefix = strdup(prefix);
-    plan.prefixLength = plan.prefix ? strlen(plan.prefix) : 0;
-    plan.armed = plan.prefix != NULL;
-    plan.mode = mode;
-    plan.target = target;
-    plan.mask = mask;
-    plan.error = error;
-    plan.count = 0;
-    plan.dead = 0;
-    plan.struck = 0;
+    Plan *plan = planOver(prefix);
+    for (int i = 0; plan == NULL && i < PLAN_SLOTS; i++) {
+        if (!plans[i].armed) plan = &plans[i];
+    }
+    // More plans at once than slots: the first slot's plan gives way.
+    if (plan == NULL) plan = &plans[0];
+    free(plan->prefix);
+    plan->prefix = strdup(prefix);
+    plan->prefixLength = plan->prefix ? strlen(plan->prefix) : 0;
+    plan->armed = plan->prefix != NULL;
+    plan->mode = mode;
+    plan->target = target;
+    plan->mask = mask;
+    plan->error = error;
+    plan->count = 0;
+    plan->dead = 0;
+    plan->struck = 0;
+    plan->struckKind = 0;
+    free(plan->struckPath);
+    plan->struckPath = NULL;
+    discardUnsyncedUnder(prefix);
     pthread_mutex_unlock(&planLock);
 }
 
-long es_fault_disarm(void) {
+long es_fault_disarm(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    long count = plan.count;
-    plan.armed = 0;
-    plan.dead = 0;
+    Plan *plan = planOver(prefix);
+    long count = 0;
+    if (plan != NULL) {
+        count = plan->count;
+        plan->armed = 0;
+        plan->dead = 0;
+    }
     pthread_mutex_unlock(&planLock);
     return count;
 }
 
-int es_fault_struck(void) {
+long es_fault_count(const char *prefix) {
     pthread_mutex_lock(&planLock);
-    int struck = plan.struck;
+    Plan *plan = planOver(prefix);
+    long count = plan != NULL ? plan->count : 0;
+    pthread_mutex_unlock(&planLock);
+    return count;
+}
+
+int es_fault_struck_kind(const char *prefix) {
+    pthread_mutex_lock(&planLock);
+    Plan *plan = planOver(prefix);
+    int kind = plan != NULL && plan->struck ? plan->struckKind : 0;
+    pthread_mutex_unlock(&planLock);
+    return kind;
+}
+
+int es_fault_struck_path(const char *prefix, char *buffer, int size) {
+    pthread_mutex_lock(&planLock);
+    Plan *plan = planOver(prefix);
+    int length = 0;
+    if (plan != NULL && plan->struck && plan->struckPath != NULL && size > 0) {
+        length = (int)strlen(plan->struckPath);
+        if (length >= size) length = size - 1;
+        memcpy(buffer, plan->struckPath, (size_t)length);
+        buffer[length] = 0;
+    }
+    pthread_mutex_unlock(&planLock);
+    return length;
+}
+
+int es_fault_struck(const char *prefix) {
+    pthread_mutex_lock(&planLock);
+    Plan *plan = planOver(prefix);
+    int struck = plan != NULL && plan->struck;
     pthread_mutex_unlock(&planLock);
     return struck;
 }
@@ -99,11 +181,121 @@ int es_fault_struck(void) {
 int es_fault_point(const char *path, int kind) {
     int error = 0;
     switch (decide(path, kind, &error)) {
-    case PROCEED: return 0;
+    case PROCEED:
+        // A file synced, renamed over, or removed keeps no unsynced writes.
+        if (path != NULL && (kind & (ES_FAULT_SYNC | ES_FAULT_RENAME | ES_FAULT_DELETE))) {
+            pthread_mutex_lock(&planLock);
+            discardUnsynced(path);
+            pthread_mutex_unlock(&planLock);
+        }
+        return 0;
     case FAIL_KILLED: return EIO;
     case FAIL_ERROR: return (error & 0xff) == SQLITE_FULL ? ENOSPC : EIO;
     }
     return 0;
+}
+
+// MARK: - Unsynced writes (power loss)
+
+/// One write (or truncation) not yet synced, with what it replaced: applied newest first,
+/// these entries turn a file back into what its last sync left on disk.
+typedef struct Unsynced {
+    char *path;
+    sqlite3_int64 offset;
+    /// The bytes the write overwrote (those below the file's size before it).
+    unsigned char *old;
+    int oldLength;
+    /// The file's size before the write.
+    sqlite3_int64 oldSize;
+    struct Unsynced *next;
+} Unsynced;
+
+static Unsynced *unsynced;  // newest first; guarded by planLock
+
+/// Whether a power-loss plan watches `path` and the simulated machine still runs.
+static int tracksUnsynced(const char *path) {
+    Plan *plan = planWatching(path);
+    return plan != NULL && plan->mode == ES_FAULT_POWER_LOSS && !plan->dead;
+}
+
+/// Forgets the unsynced writes of `path` (every file's when NULL): they are on disk now,
+/// or their file is gone. A path ending in "/" names a directory: nothing to forget.
+static void discardUnsynced(const char *path) {
+    if (path != NULL && path[0] != 0 && path[strlen(path) - 1] == '/') return;
+    Unsynced **link = &unsynced;
+    while (*link != NULL) {
+        Unsynced *entry = *link;
+        if (path == NULL || strcmp(entry->path, path) == 0) {
+            *link = entry->next;
+            free(entry->path);
+            free(entry->old);
+            free(entry);
+        } else {
+            link = &entry->next;
+        }
+    }
+}
+
+/// Forgets the unsynced writes of every file under `prefix` (a new plan starts clean).
+static void discardUnsyncedUnder(const char *prefix) {
+    if (prefix == NULL) return;
+    size_t length = strlen(prefix);
+    Unsynced **link = &unsynced;
+    while (*link != NULL) {
+        Unsynced *entry = *link;
+        if (strncmp(entry->path, prefix, length) == 0) {
+            *link = entry->next;
+            free(entry->path);
+            free(entry->old);
+            free(entry);
+        } else {
+            link = &entry->next;
+        }
+    }
+}
+
+/// Records that `length` bytes at `offset` of `file` (named `path`) are about to be
+/// overwritten or cut off, before the write or truncation happens.
+static void recordUnsynced(sqlite3_file *file, const char *path, sqlite3_int64 offset, sqlite3_int64 length) {
+    sqlite3_int64 size = 0;
+    if (file->pMethods->xFileSize(file, &size) != SQLITE_OK) return;
+    Unsynced *entry = calloc(1, sizeof(Unsynced));
+    if (entry == NULL) return;
+    entry->path = strdup(path);
+    entry->offset = offset;
+    entry->oldSize = size;
+    sqlite3_int64 kept = offset < size ? (size - offset < length ? size - offset : length) : 0;
+    if (kept > 0 && kept < (1 << 30)) {
+        entry->old = malloc((size_t)kept);
+        if (entry->old != NULL && file->pMethods->xRead(file, entry->old, (int)kept, offset) == SQLITE_OK) {
+            entry->oldLength = (int)kept;
+        }
+    }
+    entry->next = unsynced;
+    unsynced = entry;
+}
+
+int es_fault_lose_unsynced(const char *prefix) {
+    if (prefix == NULL) return 0;
+    size_t prefixLength = strlen(prefix);
+    pthread_mutex_lock(&planLock);
+    int reverted = 0;
+    for (Unsynced *entry = unsynced; entry != NULL; entry = entry->next) {
+        if (strncmp(entry->path, prefix, prefixLength) != 0) continue;
+        int descriptor = open(entry->path, O_RDWR | O_CLOEXEC);
+        if (descriptor < 0) continue;
+        if (entry->oldLength > 0) {
+            ssize_t written = pwrite(descriptor, entry->old, (size_t)entry->oldLength, (off_t)entry->offset);
+            (void)written;
+        }
+        int truncated = ftruncate(descriptor, (off_t)entry->oldSize);
+        (void)truncated;
+        close(descriptor);
+        reverted++;
+    }
+    discardUnsyncedUnder(prefix);
+    pthread_mutex_unlock(&planLock);
+    return reverted;
 }
 
 // MARK: - Files
@@ -142,6 +334,9 @@ static int faultWrite(sqlite3_file *file, const void *buffer, int amount, sqlite
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_WRITE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_WRITE);
+    pthread_mutex_lock(&planLock);
+    if (tracksUnsynced(f->path)) recordUnsynced(f->real, f->path, offset, amount);
+    pthread_mutex_unlock(&planLock);
     return f->real->pMethods->xWrite(f->real, buffer, amount, offset);
 }
 
@@ -150,6 +345,14 @@ static int faultTruncate(sqlite3_file *file, sqlite3_int64 size) {
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_TRUNCATE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_TRUNCATE);
+    pthread_mutex_lock(&planLock);
+    if (tracksUnsynced(f->path)) {
+        sqlite3_int64 current = 0;
+        if (f->real->pMethods->xFileSize(f->real, &current) == SQLITE_OK && current > size) {
+            recordUnsynced(f->real, f->path, size, current - size);
+        }
+    }
+    pthread_mutex_unlock(&planLock);
     return f->real->pMethods->xTruncate(f->real, size);
 }
 
@@ -158,7 +361,13 @@ static int faultSync(sqlite3_file *file, int flags) {
     int error = 0;
     Verdict verdict = decide(f->path, ES_FAULT_SYNC, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_FSYNC);
-    return f->real->pMethods->xSync(f->real, flags);
+    int rc = f->real->pMethods->xSync(f->real, flags);
+    if (rc == SQLITE_OK && f->path != NULL) {
+        pthread_mutex_lock(&planLock);
+        discardUnsynced(f->path);
+        pthread_mutex_unlock(&planLock);
+    }
+    return rc;
 }
 
 static int faultFileSize(sqlite3_file *file, sqlite3_int64 *size) {
@@ -275,6 +484,11 @@ static int faultDelete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
     int error = 0;
     Verdict verdict = decide(name, ES_FAULT_DELETE, &error);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_DELETE);
+    if (name != NULL) {
+        pthread_mutex_lock(&planLock);
+        discardUnsynced(name);
+        pthread_mutex_unlock(&planLock);
+    }
     return realVFS->xDelete(realVFS, name, syncDirectory);
 }
 

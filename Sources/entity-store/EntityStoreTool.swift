@@ -10,6 +10,6 @@ struct EntityStoreTool: ParsableCommand {
         version: ToolVersion.description,
         subcommands: [
             DemoCommand.self, ImportCommand.self, ExportCommand.self, InspectCommand.self, VerifyCommand.self,
-            QueryCommand.self, ShellCommand.self, DiffCommand.self, MigrateCommand.self,
+            QueryCommand.self, ShellCommand.self, DiffCommand.self, MigrateCommand.self, FixtureCommand.self,
         ])
 }

@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

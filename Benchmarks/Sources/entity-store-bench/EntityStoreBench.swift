@@ -24,7 +24,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental or live), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental, live, queries or testing), for profiling.", visibility: .hidden))
     var only: String?
 
     func validate() throws {
@@ -85,7 +85,14 @@ struct EntityStoreBench: ParsableCommand {
                 report.add(try phase("incremental_save_1pct") {
                     try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
                 })
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live or queries")
+            case "testing":
+                let testing = TestingFigures(repetitions: figures.repetitions)
+                report.add(try phase("testing_round_trip_ms") { try testing.roundTrip(store: store) })
+                report.add(try phase("testing_assert_write_us") { try testing.assertWrite(store: store, size: size) })
+                let (crash, note) = try phase("testing_crash_safety_s") { try testing.crashSafety() }
+                report.add(crash)
+                report.notes.append(note)
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries or testing")
             }
             return report
         }

@@ -3,7 +3,8 @@
 
 // Fault injection for crash and I/O-error tests, in the manner of SQLite's own test VFS:
 // a VFS that wraps the default one and, while a plan is armed, counts the operations on
-// files under a path prefix and fails the chosen one. The snapshot layer's own file
+// files under a path prefix and fails the chosen one (several plans, each over its own
+// directory, may be armed at once). The snapshot layer's own file
 // operations (rename, fsync of a directory, unlink) ask `es_fault_point` too, so one
 // plan covers every step of a write. Nothing happens unless a plan is armed.
 
@@ -28,6 +29,10 @@ enum {
     ES_FAULT_KILL = 1,
     /// The operation fails once with the plan's error; later ones proceed.
     ES_FAULT_ERROR = 2,
+    /// As ES_FAULT_KILL, and the machine loses power: every write to a watched file since
+    /// that file's last sync is undone by `es_fault_lose_unsynced` (lost file contents;
+    /// directory entries, such as a rename not followed by a directory sync, are kept).
+    ES_FAULT_POWER_LOSS = 3,
 };
 
 /// Registers the fault-injecting VFS as SQLite's default, wrapping the previous
@@ -38,14 +43,31 @@ int es_fault_install(void);
 /// Arms a plan: operations of the kinds in `mask` on files whose path starts with
 /// `prefix` are counted from 0, and the one numbered `target` fails as `mode` says
 /// (`error` is the SQLite extended code for ES_FAULT_ERROR, e.g. SQLITE_FULL or
-/// SQLITE_IOERR_WRITE). Replaces any armed plan.
+/// SQLITE_IOERR_WRITE). Plans over different directories are independent (up to 16 at
+/// once); arming over the same `prefix` again replaces that plan.
 void es_fault_arm(const char *prefix, int mode, long target, int mask, int error);
 
-/// Disarms the plan; returns how many operations it counted.
-long es_fault_disarm(void);
+/// Disarms the plan over `prefix`; returns how many operations it counted.
+long es_fault_disarm(const char *prefix);
 
-/// Whether the armed plan struck (the chosen operation was reached).
-int es_fault_struck(void);
+/// Whether the plan over `prefix` struck (the chosen operation was reached).
+int es_fault_struck(const char *prefix);
+
+/// How many operations the plan over `prefix` has counted so far.
+long es_fault_count(const char *prefix);
+
+/// The kind (one ES_FAULT_* bit) of the operation the plan over `prefix` struck at, or 0.
+int es_fault_struck_kind(const char *prefix);
+
+/// Copies the path of the file the plan over `prefix` struck at into `buffer`
+/// (NUL-terminated, cut to `size`); returns its length, 0 if the plan has not struck.
+int es_fault_struck_path(const char *prefix, char *buffer, int size);
+
+/// Undoes, newest first, every write to a file under `prefix` since that file's last
+/// sync, as a power loss would after a power-loss plan struck; returns how many writes it
+/// undid. Call it once the objects of the interrupted run are released and the plan
+/// disarmed.
+int es_fault_lose_unsynced(const char *prefix);
 
 /// Asks the armed plan about one operation of `kind` on `path`: 0 to go ahead, or an
 /// errno value (EIO, or ENOSPC for a full disk) to fail with, without doing it.

@@ -13,12 +13,16 @@ import Foundation
 /// - ``Mode/error(_:)``: the chosen operation fails once (an I/O error, a full disk);
 ///   the write must report it and leave the old or the new state.
 ///
-/// Plans are process-wide: one at a time (tests that arm one run serialized).
+/// Several plans may be armed at once, each over its own directory: runs in different
+/// directories (parallel tests) do not disturb each other.
 package enum FaultInjection {
     /// What happens at the chosen operation.
     package enum Mode: Sendable {
         case kill
         case error(Int32)
+        /// As ``kill``, and the machine loses power: ``loseUnsyncedWrites()`` then undoes
+        /// every write to a watched file since that file's last sync.
+        case powerLoss
     }
 
     /// Operation kinds a plan counts.
@@ -49,22 +53,53 @@ package enum FaultInjection {
     /// names files): operation number `target` (from 0) among those of the kinds in
     /// `operations` fails as `mode` says.
     package static func arm(directory: String, mode: Mode, at target: Int, counting operations: Operations = .mutating) {
-        let resolved = (directory as NSString).resolvingSymlinksInPath
-        let prefix = resolved.hasSuffix("/") ? resolved : resolved + "/"
+        let prefix = prefix(of: directory)
         switch mode {
         case .kill:
             es_fault_arm(prefix, Int32(ES_FAULT_KILL), target, operations.rawValue, 0)
         case .error(let code):
             es_fault_arm(prefix, Int32(ES_FAULT_ERROR), target, operations.rawValue, code)
+        case .powerLoss:
+            es_fault_arm(prefix, Int32(ES_FAULT_POWER_LOSS), target, operations.rawValue, 0)
         }
     }
 
-    /// Disarms the plan; returns how many operations it counted and whether it struck.
+    /// Disarms the plan over `directory`; returns how many operations it counted and
+    /// whether it struck.
     @discardableResult
-    package static func disarm() -> (operations: Int, struck: Bool) {
-        let struck = es_fault_struck() != 0
-        return (es_fault_disarm(), struck)
+    package static func disarm(directory: String) -> (operations: Int, struck: Bool) {
+        let prefix = prefix(of: directory)
+        let struck = es_fault_struck(prefix) != 0
+        return (es_fault_disarm(prefix), struck)
     }
+
+    /// The path prefix a plan over `directory` watches: its real path (as SQLite names
+    /// files) with a trailing slash.
+    static func prefix(of directory: String) -> String {
+        let resolved = (directory as NSString).resolvingSymlinksInPath
+        return resolved.hasSuffix("/") ? resolved : resolved + "/"
+    }
+
+    /// How many operations the plan over `directory` has counted so far.
+    package static func operationCount(directory: String) -> Int { es_fault_count(prefix(of: directory)) }
+
+    /// The kind and file of the operation the plan over `directory` struck at, if it struck.
+    package static func struckOperation(directory: String) -> (kind: Operations, path: String)? {
+        let prefix = prefix(of: directory)
+        let kind = es_fault_struck_kind(prefix)
+        guard kind != 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = es_fault_struck_path(prefix, &buffer, Int32(buffer.count))
+        let path = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (Operations(rawValue: kind), path)
+    }
+
+    /// After a ``Mode/powerLoss`` plan over `directory` struck, undoes every write to a
+    /// file there since that file's last sync, as a power loss would; returns how many
+    /// writes it undid. Call it once the interrupted run's objects are released and the
+    /// plan disarmed.
+    @discardableResult
+    package static func loseUnsyncedWrites(directory: String) -> Int { Int(es_fault_lose_unsynced(prefix(of: directory))) }
 
     /// Asks the armed plan about a file operation the snapshot layer makes itself; nil to
     /// go ahead, or the `errno` to fail with.

@@ -99,7 +99,7 @@ func leaveSavesInTheLog(_ store: EntityStore, path: String) throws {
     // Killed before its first operation: closing does nothing on disk.
     FaultInjection.arm(directory: FileSystemPath.directory(of: path), mode: .kill, at: 0)
     file = nil
-    FaultInjection.disarm()
+    FaultInjection.disarm(directory: FileSystemPath.directory(of: path))
     #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 }
 

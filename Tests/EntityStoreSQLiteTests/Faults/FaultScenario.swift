@@ -116,7 +116,7 @@ func strikeAtEveryOperation(
                 // Dropped while the plan still holds: a killed process does no cleanup.
                 scenario = nil
             }
-            let (_, struck) = FaultInjection.disarm()
+            let (_, struck) = FaultInjection.disarm(directory: directory)
             let outcome = readWithEveryReader(path, old: states.old, new: states.new)
             if struck, let retry = scenario?.retry {
                 do {

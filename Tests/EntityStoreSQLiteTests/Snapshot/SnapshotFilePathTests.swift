@@ -109,7 +109,7 @@ extension FaultInjectionTests {
                 // The process is killed: nothing more reaches the disk.
                 FaultInjection.arm(directory: directory, mode: .kill, at: 0)
                 second = nil
-                FaultInjection.disarm()
+                FaultInjection.disarm(directory: directory)
                 let reread = try EntityState.readSnapshot(from: path, schema: store.schema)
                 let survived = sameLibraryRows(reread, store.state)
                 #expect(survived, "save of revision \(summary?.revision ?? 0) returned but is lost after the kill")

@@ -1,11 +1,12 @@
 import EntityStoreSQLite
 import Foundation
 
-/// Snapshots of formats 1 and 2 as the previous libraries wrote them, built with SQL.
-enum OldFormatSnapshots {
+/// Snapshots of formats 1 and 2 as the previous libraries wrote them, built with SQL:
+/// the fixtures of the package's own older formats, shared by the test targets.
+public enum OldFormatSnapshots {
     /// The package's `Migrations` folder.
     private static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Migrations")
 
     private static func script(_ name: String) throws -> String {
@@ -16,7 +17,7 @@ enum OldFormatSnapshots {
     /// format 2 tool wrote them; a text column with canonically equivalent spellings) and
     /// `carriers` (string ids), with a relation `flights.carrier -> carriers`. With
     /// `extraFlights`, that many more flights, for a file that takes a while to read.
-    static func formatTwo(at path: String, extraFlights: Int = 0) throws {
+    public static func formatTwo(at path: String, extraFlights: Int = 0) throws {
         let connection = try SQLiteConnection(path: path, mode: .readWriteCreate)
         try connection.execute(try script("0001_initial.sql") + script("0002_date_text.sql"))
         try connection.execute("""
@@ -41,7 +42,7 @@ enum OldFormatSnapshots {
 
     /// A format 1 file: `events` with dates as REAL seconds since 1970 and an ordered
     /// index on them.
-    static func formatOne(at path: String) throws {
+    public static func formatOne(at path: String) throws {
         let connection = try SQLiteConnection(path: path, mode: .readWriteCreate)
         try connection.execute(try script("0001_initial.sql"))
         try connection.execute("""

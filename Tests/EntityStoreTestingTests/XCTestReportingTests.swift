@@ -1,0 +1,38 @@
+import EntityStore
+import EntityStoreTesting
+import StoreCore
+import XCTest
+
+/// Under XCTest, failures are XCTest failures at the caller's file and line. This case
+/// records them instead of failing, and checks them.
+final class XCTestReportingTests: XCTestCase {
+    private var recorded: [(description: String, file: String, line: Int)] = []
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        recorded.append((description, filePath, lineNumber))
+    }
+
+    func testFailuresAreReportedAtTheCallersLine() throws {
+        let store = try libraryStore()
+        let line = #line + 1
+        try store.assertWrite { tx in _ = try tx[authors].remove(1) } expected: { $0[authors].remove(1) }
+        let counter = Store(Counter())
+        let counterLine = #line + 1
+        try counter.assertCommit { $0.count = 1 } expected: { _ in }
+
+        let captured = recorded
+        recorded = []
+        XCTAssertEqual(captured.count, 2)
+        XCTAssertEqual(captured.first?.line, line)
+        XCTAssertEqual(captured.first?.file, #filePath)
+        XCTAssertTrue(captured.first?.description.contains("books 10: removed, but the description keeps it") == true)
+        XCTAssertEqual(captured.last?.line, counterLine)
+        XCTAssertTrue(captured.last?.description.contains("count: expected 0, store has 1") == true)
+    }
+
+    func testPassingAssertionsReportNothing() throws {
+        let store = try libraryStore()
+        try store.assertWrite { tx in _ = try tx[books].update(10) { $0.year = 2000 } } expected: { $0[books][10]?.year = 2000 }
+        XCTAssertTrue(recorded.isEmpty)
+    }
+}
