@@ -7,46 +7,43 @@ struct FlatTableHeader {
     /// The number of slots.
     @usableFromInline
     let capacity: Int
-    /// Where the keys start, in bytes from the start of the occupancy bitmap.
-    @usableFromInline
-    let keysOffset: Int
-    /// Where the values start, in bytes from the start of the occupancy bitmap.
-    @usableFromInline
-    let valuesOffset: Int
 
     @inlinable
-    init(count: Int, capacity: Int, keysOffset: Int, valuesOffset: Int) {
+    init(count: Int, capacity: Int) {
         self.count = count
         self.capacity = capacity
-        self.keysOffset = keysOffset
-        self.valuesOffset = valuesOffset
     }
 }
 
 /// Where a ``FlatTable`` keeps its slots: stable for the table's lifetime, so a holder of
 /// the table may keep it and look keys up without reading the table's header (see
-/// ``RowShard``).
+/// ``RowShard``). Two words: the keys and the values follow the bitmap at offsets that
+/// depend only on the capacity.
 @usableFromInline
 struct FlatTableLayout<Key, Value> {
     /// One bit per slot, set when the slot holds an entry.
     @usableFromInline
     let bitmap: UnsafeMutablePointer<UInt64>
-    /// The slots' keys.
-    @usableFromInline
-    let keys: UnsafeMutablePointer<Key>
-    /// The slots' values.
-    @usableFromInline
-    let values: UnsafeMutablePointer<Value>
     /// The number of slots.
     @usableFromInline
     let capacity: Int
 
     @inlinable
-    init(bitmap: UnsafeMutablePointer<UInt64>, keys: UnsafeMutablePointer<Key>, values: UnsafeMutablePointer<Value>, capacity: Int) {
+    init(bitmap: UnsafeMutablePointer<UInt64>, capacity: Int) {
         self.bitmap = bitmap
-        self.keys = keys
-        self.values = values
         self.capacity = capacity
+    }
+
+    /// The slots' keys, after the bitmap's words.
+    @inlinable
+    var keys: UnsafeMutablePointer<Key> {
+        UnsafeMutableRawPointer(bitmap + (capacity &+ 63) &>> 6).alignedUp(for: Key.self).assumingMemoryBound(to: Key.self)
+    }
+
+    /// The slots' values, after the keys.
+    @inlinable
+    var values: UnsafeMutablePointer<Value> {
+        UnsafeMutableRawPointer(keys + capacity).alignedUp(for: Value.self).assumingMemoryBound(to: Value.self)
     }
 
     /// Whether `slot` holds an entry.
@@ -107,23 +104,14 @@ final class FlatTable<Key: Hashable, Value>: ManagedBuffer<FlatTableHeader, UInt
         let slots = Swift.max(8, capacity)
         let words = (slots &+ 63) &>> 6
         // In words: the bitmap, then the keys and the values, each rounded up to whole
-        // words and padded for alignments above a word's.
+        // words and padded for alignments above a word's (see `FlatTableLayout`).
         let keyWords = (slots &* MemoryLayout<Key>.stride &+ MemoryLayout<Key>.alignment &+ 7) &>> 3
         let valueWords = (slots &* MemoryLayout<Value>.stride &+ MemoryLayout<Value>.alignment &+ 7) &>> 3
         let buffer = FlatTable.create(minimumCapacity: words &+ keyWords &+ valueWords) { _ in
-            FlatTableHeader(count: 0, capacity: 0, keysOffset: 0, valuesOffset: 0)
+            FlatTableHeader(count: 0, capacity: slots)
         }
         let table = unsafeDowncast(buffer, to: FlatTable.self)
-        table.withUnsafeMutablePointers { header, bitmap in
-            let base = Int(bitPattern: UnsafeRawPointer(bitmap))
-            func aligned(_ offset: Int, _ alignment: Int) -> Int {
-                offset &+ ((alignment &- (base &+ offset) % alignment) % alignment)
-            }
-            let keysOffset = aligned(words &* 8, MemoryLayout<Key>.alignment)
-            let valuesOffset = aligned(keysOffset &+ slots &* MemoryLayout<Key>.stride, MemoryLayout<Value>.alignment)
-            header.pointee = FlatTableHeader(count: 0, capacity: slots, keysOffset: keysOffset, valuesOffset: valuesOffset)
-            bitmap.initialize(repeating: 0, count: words)
-        }
+        table.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: words) }
         return table
     }
 
@@ -144,14 +132,7 @@ final class FlatTable<Key: Hashable, Value>: ManagedBuffer<FlatTableHeader, UInt
     /// Where this table keeps its slots.
     @inlinable
     var layout: Layout {
-        withUnsafeMutablePointers { header, bitmap in
-            let raw = UnsafeMutableRawPointer(bitmap)
-            return Layout(
-                bitmap: bitmap,
-                keys: (raw + header.pointee.keysOffset).assumingMemoryBound(to: Key.self),
-                values: (raw + header.pointee.valuesOffset).assumingMemoryBound(to: Value.self),
-                capacity: header.pointee.capacity)
-        }
+        withUnsafeMutablePointers { header, bitmap in Layout(bitmap: bitmap, capacity: header.pointee.capacity) }
     }
 
     /// Calls `body` with the header and the layout.

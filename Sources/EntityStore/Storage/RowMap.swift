@@ -7,8 +7,9 @@ import HashTreeCollections
 /// Why this shape: a plain `Dictionary` looks a key up with one probe, but a commit on a
 /// dictionary that an older state still holds copies all of it (O(n) per commit). A
 /// persistent hash trie copies only O(log n) nodes per write, but every lookup walks
-/// several trie levels. Here the key's hash picks a shard through a two-level directory
-/// of arrays (chunks of 64 shards) small enough to stay in cache, and the same hash finds
+/// several trie levels. Here the key's hash picks a shard through a three-level directory
+/// of arrays (32 shards to a leaf, 32 leaves to a group) small enough to stay in cache,
+/// and the same hash finds
 /// the key in the shard's ``FlatTable``, so a lookup hashes once, as a `Dictionary` does.
 /// A shard's table is written in place while this map holds the only reference to it (a
 /// bulk load, a restore, a long transaction), and through the shard's small persistent
@@ -19,7 +20,7 @@ import HashTreeCollections
 /// turn), so growth never rehashes the whole map either.
 ///
 /// A write costs O(1) amortized in place; on a map shared with older versions, it copies
-/// the directory's top array and one chunk (O(s / 64 + 64) references for s shards), the
+/// the directory's path to the shard (O(s / 1,024 + 64) references for s shards), the
 /// shard's box and one O(log k) path of its overlay, plus at most one fold or split,
 /// O(shardLoad) each. No write does work proportional to the whole map.
 ///
@@ -33,11 +34,12 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     // proved that the writing map holds the only reference, so nothing a map version can
     // reach is ever written while another thread can see it.
 
-    /// The shards, by number: shard `i` is `chunks[i >> 6][i & 63]`. Each is boxed, so
-    /// that copying a chunk (as a write to a shared map does) retains 64 boxes rather
-    /// than every shard's table and overlay, and its slot repeats what a lookup needs.
+    /// The shards, by number: shard `i` is `directory[i >> 10][(i >> 5) & 31][i & 31]`.
+    /// Each is boxed, so that copying a leaf (as a write to a shared map does) retains 32
+    /// boxes rather than every shard's table and overlay, and its slot repeats what a
+    /// lookup needs.
     @usableFromInline
-    var chunks: ContiguousArray<ContiguousArray<ShardSlot<Key, Value>>> = []
+    var directory: ContiguousArray<ContiguousArray<ContiguousArray<ShardSlot<Key, Value>>>> = []
     /// The number of shards.
     @usableFromInline
     var shardCount = 0
@@ -48,9 +50,16 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     @usableFromInline
     let shardLoad: Int
 
-    /// Shards per chunk of the directory, as a shift.
+    /// Entries per leaf and per group of the directory, as a shift.
     @inlinable
-    static var chunkShift: Int { 6 }
+    static var levelShift: Int { 5 }
+
+    /// The group, leaf and entry of shard `index` in the directory.
+    @inlinable
+    static func path(_ index: Int) -> (group: Int, leaf: Int, entry: Int) {
+        let mask = 1 &<< levelShift &- 1
+        return (index &>> (2 &* levelShift), (index &>> levelShift) & mask, index & mask)
+    }
 
     /// An empty map whose shards hold about `shardLoad` keys each (at least 4). Small
     /// loads exist for tests that need many shards from few keys.
@@ -72,7 +81,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// The shard numbered `index`.
     @inlinable
     func shard(at index: Int) -> RowShard<Key, Value> {
-        chunks[index &>> Self.chunkShift][index & (1 &<< Self.chunkShift &- 1)].box.shard
+        let path = Self.path(index)
+        return directory[path.group][path.leaf][path.entry].box.shard
     }
 
     /// Where the value stored for `key` is, in place: valid while this map is alive and
@@ -86,8 +96,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
         let shards = shardCount
         guard _fastPath(shards > 0) else { return nil }
         let hash = key.hashValue
-        let index = Self.shardIndex(hash: hash, shards: shards)
-        return chunks[index &>> Self.chunkShift][index & (1 &<< Self.chunkShift &- 1)].valuePointer(for: key, hash: hash)
+        let path = Self.path(Self.shardIndex(hash: hash, shards: shards))
+        return directory[path.group][path.leaf][path.entry].valuePointer(for: key, hash: hash)
     }
 
     /// The value stored for `key`. O(1) expected (see `valuePointer(forKey:)`).
@@ -109,19 +119,26 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// arrays and the shard's box are copied first where another map version shares them.
     @inlinable
     mutating func withMutableShard<R>(_ index: Int, _ body: (inout RowShard<Key, Value>) -> R) -> R {
-        chunks[index &>> Self.chunkShift][index & (1 &<< Self.chunkShift &- 1)].withMutableShard(body)
+        let path = Self.path(index)
+        return directory[path.group][path.leaf][path.entry].withMutableShard(body)
     }
 
     /// Adds `shard` as number `shardCount`.
     @inlinable
     mutating func appendShard(_ shard: RowShard<Key, Value>) {
-        let chunk = shardCount &>> Self.chunkShift
-        if chunk == chunks.count {
-            var fresh = ContiguousArray<ShardSlot<Key, Value>>()
-            fresh.reserveCapacity(1 &<< Self.chunkShift)
-            chunks.append(fresh)
+        let path = Self.path(shardCount)
+        let width = 1 &<< Self.levelShift
+        if path.group == directory.count {
+            var group = ContiguousArray<ContiguousArray<ShardSlot<Key, Value>>>()
+            group.reserveCapacity(width)
+            directory.append(group)
         }
-        chunks[chunk].append(ShardSlot(shard))
+        if path.leaf == directory[path.group].count {
+            var leaf = ContiguousArray<ShardSlot<Key, Value>>()
+            leaf.reserveCapacity(width)
+            directory[path.group].append(leaf)
+        }
+        directory[path.group][path.leaf].append(ShardSlot(shard))
         shardCount &+= 1
     }
 
@@ -155,7 +172,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
         let hash = key.hashValue
         let index = Self.shardIndex(hash: hash, shards: shardCount)
         // A miss changes nothing, and must not copy the shared directory.
-        guard shard(at: index).valuePointer(for: key, hash: hash) != nil else { return nil }
+        let path = Self.path(index)
+        guard directory[path.group][path.leaf][path.entry].valuePointer(for: key, hash: hash) != nil else { return nil }
         let old = withMutableShard(index) { $0.removeValue(forKey: key, hash: hash) }
         if old != nil { count &-= 1 }
         return old
@@ -194,21 +212,28 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     }
 
     /// Prepares for `additional` inserts. Into an empty map, lays out the shards the
-    /// final count needs (a power of two of them), each table sized once, so a bulk load
-    /// writes every row in place without a split or a rehash. A non-empty map is left as
-    /// it is: its shards split one at a time as the inserts come. O(shards) at most.
+    /// final count needs (as many as its growth would have split, at `shardLoad` keys
+    /// each), each table sized once for the keys its share of the hash space will get, so
+    /// a bulk load writes every row in place without a split or a rehash. A non-empty map
+    /// is left as it is: its shards split one at a time as the inserts come. O(shards) at
+    /// most.
     @inlinable
     mutating func reserveCapacity(adding additional: Int) {
         guard additional > 0, count == 0 else { return }
-        let wanted = Swift.max(1, (additional + shardLoad - 1) / shardLoad)
-        let shards = wanted <= 1 ? 1 : 1 &<< (Int.bitWidth &- (wanted &- 1).leadingZeroBitCount)
-        let perShard = additional / shards
-        // Room for the spread of a hash's shard sizes around their mean.
-        let capacity = FlatTable<Key, Value>.capacity(for: perShard &+ perShard / 8 &+ 8)
-        chunks = []
+        let shards = Swift.max(1, (additional + shardLoad - 1) / shardLoad)
+        // Linear hashing: shards below `split` and from `round` on see L + 1 bits of the
+        // hash (half the keys of the others, which see L).
+        let round = 1 &<< (Int.bitWidth &- 1 &- shards.leadingZeroBitCount)
+        let split = shards &- round
+        let narrow = additional / (2 &* round)
+        directory = []
         shardCount = 0
-        chunks.reserveCapacity((shards &+ (1 &<< Self.chunkShift) &- 1) &>> Self.chunkShift)
-        for _ in 0..<shards { appendShard(RowShard(table: FlatTable.make(capacity: capacity))) }
+        for index in 0..<shards {
+            let expected = index < split || index >= round ? narrow : 2 &* narrow
+            // Room for the spread of a hash's shard sizes around their mean.
+            let capacity = FlatTable<Key, Value>.capacity(for: expected &+ expected / 8 &+ 8)
+            appendShard(RowShard(table: FlatTable.make(capacity: capacity)))
+        }
     }
 }
 
@@ -280,7 +305,7 @@ extension RowMap: Sequence {
 
 extension RowMap {
     /// Describes every internal inconsistency (debug checks): the directory's shape (full
-    /// chunks of 64 but the last), each shard's table, each key in the shard its hash
+    /// leaves and groups but the last), each shard's table, each key in the shard its hash
     /// picks, overlay removals only of keys in the table, overlays within their fold
     /// threshold, the count, and no more keys than the shards' load allows.
     ///
@@ -288,12 +313,21 @@ extension RowMap {
     @usableFromInline
     func invariantViolations() -> [String] {
         var problems: [String] = []
-        let width = 1 << Self.chunkShift
-        if chunks.count != (shardCount + width - 1) / width {
-            problems.append("row map: \(chunks.count) chunks for \(shardCount) shards")
+        let width = 1 << Self.levelShift
+        let leaves = (shardCount + width - 1) / width
+        if directory.count != (leaves + width - 1) / width {
+            problems.append("row map: \(directory.count) groups for \(shardCount) shards")
         }
-        for (number, chunk) in chunks.enumerated() where chunk.count != Swift.min(width, shardCount - number * width) {
-            problems.append("row map: chunk \(number) holds \(chunk.count) shards")
+        for (number, group) in directory.enumerated() {
+            if group.count != Swift.min(width, leaves - number * width) {
+                problems.append("row map: group \(number) holds \(group.count) leaves")
+            }
+            for (offset, leaf) in group.enumerated() {
+                let first = (number * width + offset) * width
+                if leaf.count != Swift.min(width, shardCount - first) {
+                    problems.append("row map: the leaf from shard \(first) holds \(leaf.count) shards")
+                }
+            }
         }
         guard problems.isEmpty else { return problems }
         var total = 0
@@ -315,6 +349,9 @@ extension RowMap {
             }
             if shard.overlay.count > shard.foldThreshold {
                 problems.append("row map: shard \(number): overlay of \(shard.overlay.count) past its fold threshold")
+            }
+            if shard.count != shard.countedKeys {
+                problems.append("row map: shard \(number) counts \(shard.count) keys, holds \(shard.countedKeys)")
             }
             total += shard.count
         }

@@ -45,6 +45,9 @@ struct RowShard<Key: Hashable, Value> {
     /// Changes since `table` was last written in place, by key.
     @usableFromInline
     var overlay: TreeDictionary<Key, RowCell<Value>>
+    /// The number of keys present, through the overlay.
+    @usableFromInline
+    private(set) var count: Int
 
     /// A shard of `table`, with an empty overlay.
     @inlinable
@@ -52,6 +55,7 @@ struct RowShard<Key: Hashable, Value> {
         self.table = table
         self.layout = table.layout
         self.overlay = TreeDictionary()
+        self.count = table.count
     }
 
     /// Makes `table` this shard's flat table.
@@ -67,28 +71,13 @@ struct RowShard<Key: Hashable, Value> {
     @inlinable
     var foldThreshold: Int { Swift.max(8, table.count &>> 2) }
 
-    /// The value stored for `key` (hash `hash`), in place: valid while this shard is alive
-    /// and unchanged. O(1) expected, plus O(log k) in the overlay's size while it is not
-    /// empty.
-    @inlinable
-    func valuePointer(for key: Key, hash: Int) -> UnsafeMutablePointer<Value>? {
-        if _fastPath(overlay.isEmpty) { return FlatTable.valuePointer(for: key, hash: hash, in: layout) }
-        return Self.overlaidValuePointer(self, key, hash)
-    }
-
-    /// `valuePointer` when the overlay is not empty. Out of line: the trie walk is the
-    /// rare path.
-    @usableFromInline @inline(never)
-    static func overlaidValuePointer(_ shard: RowShard, _ key: Key, _ hash: Int) -> UnsafeMutablePointer<Value>? {
-        // The cell stays alive after this returns: the shard's overlay holds it.
-        if let cell = shard.overlay[key] { return cell.valuePointer }
-        return shard.table.valuePointer(for: key, hash: hash)
-    }
-
-    /// The value stored for `key`.
+    /// The value stored for `key` (hash `hash`). O(1) expected, plus O(log k) in the
+    /// overlay's size while it is not empty.
     @inlinable
     func value(for key: Key, hash: Int) -> Value? {
-        valuePointer(for: key, hash: hash)?.pointee
+        if overlay.isEmpty { return FlatTable.valuePointer(for: key, hash: hash, in: layout)?.pointee }
+        if let cell = overlay[key] { return cell.value }
+        return FlatTable.valuePointer(for: key, hash: hash, in: layout)?.pointee
     }
 
     /// Stores `value` for `key`; returns the value it replaced. O(1) amortized when this
@@ -101,10 +90,13 @@ struct RowShard<Key: Hashable, Value> {
             if !table.hasRoom, table.slot(of: key, hash: hash) < 0 {
                 replaceTable(with: table.resized(capacity: table.slotCount &* 2))
             }
-            return table.updateValue(consume value, forKey: key, hash: hash)
+            let old = table.updateValue(consume value, forKey: key, hash: hash)
+            if old == nil { count &+= 1 }
+            return old
         }
         let old = self.value(for: key, hash: hash)
         overlay[key] = RowCell.make(consume value)
+        if old == nil { count &+= 1 }
         foldIfNeeded()
         return old
     }
@@ -113,7 +105,9 @@ struct RowShard<Key: Hashable, Value> {
     @inlinable
     mutating func removeValue(forKey key: Key, hash: Int) -> Value? {
         if overlay.isEmpty, isKnownUniquelyReferenced(&table) {
-            return table.removeValue(forKey: key, hash: hash)
+            let old = table.removeValue(forKey: key, hash: hash)
+            if old != nil { count &-= 1 }
+            return old
         }
         guard let old = value(for: key, hash: hash) else { return nil }
         if table.slot(of: key, hash: hash) >= 0 {
@@ -121,6 +115,7 @@ struct RowShard<Key: Hashable, Value> {
         } else {
             overlay.removeValue(forKey: key)
         }
+        count &-= 1
         foldIfNeeded()
         return old
     }
@@ -132,40 +127,46 @@ struct RowShard<Key: Hashable, Value> {
     }
 
     /// Moves the overlay's changes into a table this shard holds alone: a copy of the
-    /// shared table with the same slots, or a larger or compact rebuild when the count
-    /// has moved far from the table's size.
+    /// shared table with the same slots (no key hashed again), or a rebuild sized for the
+    /// shard's count when the copy would be too full or mostly empty.
     ///
     /// - Complexity: O(size of the shard)
     @inlinable
     mutating func fold() {
-        let live = count
         let capacity = table.slotCount
-        var folded: FlatTable<Key, Value>
-        if live < FlatTable<Key, Value>.maximumCount(capacity: capacity), capacity <= 4 &* FlatTable<Key, Value>.capacity(for: live) {
-            folded = table.copy()
-        } else {
-            folded = FlatTable.make(capacity: FlatTable<Key, Value>.capacity(for: live))
-            let overlay = self.overlay
-            table.forEach { key, value in
-                if overlay[key] == nil { _ = folded.updateValue(value, forKey: key, hash: key.hashValue) }
+        let fits = table.count &+ overlay.count < FlatTable<Key, Value>.maximumCount(capacity: capacity)
+            && capacity <= 4 &* FlatTable<Key, Value>.capacity(for: count)
+        let folded = fits ? table.copy() : table.resized(capacity: FlatTable<Key, Value>.capacity(for: count))
+        if fits {
+            // One pass: the copy has room for every key of the overlay.
+            for (key, cell) in overlay {
+                let hash = key.hashValue
+                if let value = cell.value {
+                    _ = folded.updateValue(value, forKey: key, hash: hash)
+                } else {
+                    _ = folded.removeValue(forKey: key, hash: hash)
+                }
             }
-        }
-        // Removals first, so the table never holds more than `live` entries.
-        for (key, cell) in overlay where cell.value == nil { _ = folded.removeValue(forKey: key, hash: key.hashValue) }
-        for (key, cell) in overlay {
-            if let value = cell.value { _ = folded.updateValue(value, forKey: key, hash: key.hashValue) }
+        } else {
+            // Removals first: the rebuilt table has room for the larger of the old and the
+            // new count, not for both.
+            for (key, cell) in overlay where cell.value == nil { _ = folded.removeValue(forKey: key, hash: key.hashValue) }
+            for (key, cell) in overlay {
+                if let value = cell.value { _ = folded.updateValue(value, forKey: key, hash: key.hashValue) }
+            }
         }
         replaceTable(with: folded)
         overlay = TreeDictionary()
     }
 
-    /// The number of keys present. O(k) in the overlay's size.
-    @inlinable
-    var count: Int {
+    /// The number of keys present, counted from the table and the overlay (debug checks).
+    /// O(k) in the overlay's size.
+    @usableFromInline
+    var countedKeys: Int {
         var live = table.count
         for (key, cell) in overlay {
             let inTable = table.slot(of: key, hash: key.hashValue) >= 0
-            if cell.value == nil { live &-= 1 } else if !inTable { live &+= 1 }
+            if cell.value == nil { live -= 1 } else if !inTable { live += 1 }
         }
         return live
     }
@@ -183,7 +184,7 @@ struct RowShard<Key: Hashable, Value> {
     }
 }
 
-/// A ``RowShard`` in a buffer's header, so that the directory's chunks hold one reference
+/// A ``RowShard`` in a buffer's header, so that the directory's leaves hold one reference
 /// per shard, and writes reach the shard through a pointer, without the dynamic
 /// exclusivity checks of a class's stored properties. Written only while uniquely
 /// referenced (see ``RowMap``, whose Sendable conformance covers its boxes).
