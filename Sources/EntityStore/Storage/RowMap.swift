@@ -49,6 +49,10 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// The mean number of keys per shard above which the next shard is split.
     @usableFromInline
     let shardLoad: Int
+    /// Copies of shared tables made ahead of their folds, shared by every version of
+    /// this map.
+    @usableFromInline
+    let preparations = FoldPreparations<Key, Value>()
 
     /// Entries per leaf and per group of the directory, as a shift.
     @inlinable
@@ -152,8 +156,9 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
         if shardCount == 0 { appendShard(RowShard(table: FlatTable.make(capacity: 8))) }
         let hash = key.hashValue
         var pending: Value? = consume value
+        let preparations = self.preparations
         let old = withMutableShard(Self.shardIndex(hash: hash, shards: shardCount)) {
-            $0.updateValue(pending.take().unsafelyUnwrapped, forKey: key, hash: hash)
+            $0.updateValue(pending.take().unsafelyUnwrapped, forKey: key, hash: hash, preparations: preparations)
         }
         if old == nil {
             count &+= 1
@@ -174,7 +179,8 @@ struct RowMap<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
         // A miss changes nothing, and must not copy the shared directory.
         let path = Self.path(index)
         guard directory[path.group][path.leaf][path.entry].valuePointer(for: key, hash: hash) != nil else { return nil }
-        let old = withMutableShard(index) { $0.removeValue(forKey: key, hash: hash) }
+        let preparations = self.preparations
+        let old = withMutableShard(index) { $0.removeValue(forKey: key, hash: hash, preparations: preparations) }
         if old != nil { count &-= 1 }
         return old
     }

@@ -85,7 +85,9 @@ struct RowShard<Key: Hashable, Value> {
     /// otherwise, plus a fold, O(size of the shard), once the overlay outgrows a quarter
     /// of the table.
     @inlinable
-    mutating func updateValue(_ value: consuming Value, forKey key: Key, hash: Int) -> Value? {
+    mutating func updateValue(
+        _ value: consuming Value, forKey key: Key, hash: Int, preparations: FoldPreparations<Key, Value>
+    ) -> Value? {
         if overlay.isEmpty, isKnownUniquelyReferenced(&table) {
             if !table.hasRoom, table.slot(of: key, hash: hash) < 0 {
                 replaceTable(with: table.resized(capacity: table.slotCount &* 2))
@@ -97,13 +99,13 @@ struct RowShard<Key: Hashable, Value> {
         let old = self.value(for: key, hash: hash)
         overlay[key] = RowCell.make(consume value)
         if old == nil { count &+= 1 }
-        foldIfNeeded()
+        foldIfNeeded(preparations)
         return old
     }
 
     /// Removes `key`; returns the value it held. Costs as `updateValue`.
     @inlinable
-    mutating func removeValue(forKey key: Key, hash: Int) -> Value? {
+    mutating func removeValue(forKey key: Key, hash: Int, preparations: FoldPreparations<Key, Value>) -> Value? {
         if overlay.isEmpty, isKnownUniquelyReferenced(&table) {
             let old = table.removeValue(forKey: key, hash: hash)
             if old != nil { count &-= 1 }
@@ -116,27 +118,49 @@ struct RowShard<Key: Hashable, Value> {
             overlay.removeValue(forKey: key)
         }
         count &-= 1
-        foldIfNeeded()
+        foldIfNeeded(preparations)
         return old
     }
 
-    /// Folds the overlay into a new table once it outgrows `foldThreshold`.
+    /// Folds the overlay into a new table once it outgrows `foldThreshold`. Over the last
+    /// quarter of the way there, each write copies a slice of the shared table into
+    /// `preparations`, so that the fold finds the copy made and only applies the overlay.
     @inlinable
-    mutating func foldIfNeeded() {
-        if overlay.count > foldThreshold { fold() }
+    mutating func foldIfNeeded(_ preparations: FoldPreparations<Key, Value>) {
+        let threshold = foldThreshold
+        if overlay.count > threshold {
+            fold(preparations)
+            return
+        }
+        let window = Swift.max(1, threshold &>> 2)
+        let remaining = threshold &+ 1 &- overlay.count
+        if remaining <= window {
+            // Enough that the copy is finished by the write that folds: the slots left,
+            // spread over the writes left.
+            let capacity = table.slotCount
+            preparations.advance(table, by: (capacity &+ window &- 1) / window &+ 1)
+        }
     }
 
     /// Moves the overlay's changes into a table this shard holds alone: a copy of the
-    /// shared table with the same slots (no key hashed again), or a rebuild sized for the
-    /// shard's count when the copy would be too full or mostly empty.
+    /// shared table with the same slots (no key hashed again; made ahead of time in
+    /// `preparations` when possible), or a rebuild sized for the shard's count when the
+    /// copy would be too full or mostly empty.
     ///
-    /// - Complexity: O(size of the shard)
+    /// - Complexity: O(size of the overlay) with the copy prepared; O(size of the shard)
+    ///   otherwise.
     @inlinable
-    mutating func fold() {
+    mutating func fold(_ preparations: FoldPreparations<Key, Value>) {
         let capacity = table.slotCount
         let fits = table.count &+ overlay.count < FlatTable<Key, Value>.maximumCount(capacity: capacity)
             && capacity <= 4 &* FlatTable<Key, Value>.capacity(for: count)
-        let folded = fits ? table.copy() : table.resized(capacity: FlatTable<Key, Value>.capacity(for: count))
+        let folded: FlatTable<Key, Value>
+        if fits {
+            folded = preparations.take(table) ?? table.copy()
+        } else {
+            preparations.discard(table)
+            folded = table.resized(capacity: FlatTable<Key, Value>.capacity(for: count))
+        }
         if fits {
             // One pass: the copy has room for every key of the overlay.
             for (key, cell) in overlay {

@@ -124,6 +124,53 @@ struct RowMapTests {
         #expect(map.invariantViolations().isEmpty && snapshot.invariantViolations().isEmpty)
     }
 
+    @Test("writes near a fold copy the shared table ahead, so the fold finds the copy made")
+    func preparedFolds() {
+        var map = RowMap<Int, Int>(shardLoad: 256)
+        for key in 0..<4_096 { map[key] = key }
+        var snapshot = map
+        let target = RowMap<Int, Int>.shardIndex(hash: 7.hashValue, shards: map.shardCount)
+        let keys = (0..<4_096).filter { RowMap<Int, Int>.shardIndex(hash: $0.hashValue, shards: map.shardCount) == target }
+        let threshold = map.shard(at: target).foldThreshold
+        let shared = map.shard(at: target).table
+        #expect(map.preparations.pending == 0)
+        for (step, key) in keys.prefix(threshold + 1).enumerated() {
+            // An older version is held at every step, as an observer holding `previous`.
+            snapshot = map
+            map[key] = -key
+            #expect(map.invariantViolations().isEmpty)
+            if step < threshold - threshold / 4 { #expect(map.preparations.pending == 0) }
+            if step == threshold - 1 { #expect(map.preparations.pending == 1) }
+        }
+        // Folded onto the prepared copy, which the preparations no longer hold.
+        #expect(map.shard(at: target).overlay.isEmpty)
+        #expect(map.shard(at: target).table !== shared)
+        #expect(map.preparations.pending == 0)
+        #expect(keys.prefix(threshold + 1).allSatisfy { map[$0] == -$0 })
+        #expect(keys.prefix(threshold).allSatisfy { snapshot[$0] == -$0 } && snapshot[keys[threshold]] == keys[threshold])
+        #expect(snapshot.invariantViolations().isEmpty)
+    }
+
+    @Test("a preparation whose table no version holds any more is dropped")
+    func abandonedPreparations() {
+        let preparations = FoldPreparations<Int, Int>()
+        var tables = (0..<4).map { _ in FlatTable<Int, Int>.make(capacity: 64) }
+        for (offset, table) in tables.enumerated() {
+            for key in 0..<10 { _ = table.updateValue(key, forKey: key + offset * 100, hash: (key + offset * 100).hashValue) }
+            preparations.advance(table, by: 16)
+        }
+        #expect(preparations.pending == 4)
+        let kept = tables[0]
+        tables.removeAll()
+        // Sweeps run with later advances: only the copy of a table still held survives.
+        for _ in 0..<4 { preparations.advance(kept, by: 16) }
+        #expect(preparations.pending == 1)
+        let copy = preparations.take(kept)
+        #expect(copy?.count == 10 && copy?.invariantViolations().isEmpty == true)
+        #expect((0..<10).allSatisfy { copy?.valuePointer(for: $0, hash: $0.hashValue)?.pointee == $0 })
+        #expect(preparations.pending == 0)
+    }
+
     @Test("iteration visits every key once, through tables and overlays")
     func iteration() {
         var map = RowMap<Int, Int>(shardLoad: 8)
