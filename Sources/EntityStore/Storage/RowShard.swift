@@ -38,8 +38,8 @@ struct RowShard<Key: Hashable, Value> {
     /// in step.
     @usableFromInline
     private(set) var table: FlatTable<Key, Value>
-    /// Where `table` keeps its tags and slots, so that a lookup goes from the directory
-    /// straight to the tag and the slot, without first reading the table's header.
+    /// Where `table` keeps its bitmap and slots, so that a lookup goes from the directory
+    /// straight to the slot, without first reading the table's header.
     @usableFromInline
     private(set) var layout: FlatTableLayout<Key, Value>
     /// Changes since `table` was last written in place, by key.
@@ -82,8 +82,8 @@ struct RowShard<Key: Hashable, Value> {
 
     /// Stores `value` for `key`; returns the value it replaced. O(1) amortized when this
     /// shard holds the only reference to its table; O(log k) in the overlay's size
-    /// otherwise, plus a fold, O(size of the shard), once the overlay outgrows a quarter
-    /// of the table.
+    /// otherwise, plus, near a fold, a slice of O(size of the shard / its fold threshold)
+    /// of the copy prepared for it, and at the fold O(k) to apply the overlay.
     @inlinable
     mutating func updateValue(
         _ value: consuming Value, forKey key: Key, hash: Int, preparations: FoldPreparations<Key, Value>
