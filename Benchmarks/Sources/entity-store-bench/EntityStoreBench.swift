@@ -1,4 +1,5 @@
 import ArgumentParser
+import EntityStore
 import Foundation
 
 /// Measures EntityStore against a plain Dictionary, raw SQLite and GRDB, in one process
@@ -24,7 +25,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental, live, queries or testing), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, commit: the commit latencies, lookup: insert and lookup), for profiling.", visibility: .hidden))
     var only: String?
 
     func validate() throws {
@@ -66,33 +67,48 @@ struct EntityStoreBench: ParsableCommand {
         let figures = StoreFigures(data: data, repetitions: Repetitions(warmUp: 1, measured: measured))
         var report = SizeReport(size: size)
         if let only {
-            let store = try makeStore(data.entities)
+            // Built only for the figures that measure an existing store.
+            var built: EntityStore?
+            func store() throws -> EntityStore {
+                if let built { return built }
+                let made = try makeStore(data.entities)
+                built = made
+                return made
+            }
             switch only {
-            case "restore": report.add(try phase("restore") { try figures.restoreFigure(store: store) })
-            case "snapshot": report.add(try phase("snapshot") { try figures.snapshotFigure(store: store).0 })
+            case "restore": report.add(try phase("restore") { try figures.restoreFigure(store: try store()) })
+            case "snapshot": report.add(try phase("snapshot") { try figures.snapshotFigure(store: try store()).0 })
             case "live":
                 let live = LiveFigures(data: data, repetitions: figures.repetitions)
                 let (update, notes) = try phase("live_query_update_us") { try live.update() }
                 for figure in update { report.add(figure) }
                 report.add(try phase("live_query_memory") { try live.memory() })
                 report.notes.append(contentsOf: notes)
+            case "commit":
+                let commit = try phase("commit latency") { try figures.commit(store: try store()) }
+                for figure in commit.figures { report.add(figure) }
+                report.notes.append(contentsOf: commit.notes)
+            case "lookup":
+                let (insert, inserted, dictionary) = try phase("insert") { try figures.insert() }
+                report.add(insert)
+                report.add(phase("lookup") { figures.lookup(store: inserted, dictionary: dictionary) })
             case "queries":
                 var dictionary: [Int: BenchItem] = [:]
                 for entity in data.entities { dictionary[entity.id] = entity }
-                for figure in try phase("index queries", { try figures.queryFigures(store: store, dictionary: dictionary) }) { report.add(figure) }
+                for figure in try phase("index queries", { try figures.queryFigures(store: try store(), dictionary: dictionary) }) { report.add(figure) }
             case "incremental":
-                let full = try phase("snapshot") { try figures.snapshotFigure(store: store) }
+                let full = try phase("snapshot") { try figures.snapshotFigure(store: try store()) }
                 report.add(try phase("incremental_save_1pct") {
-                    try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
+                    try figures.incrementalFigure(store: try store(), fullSnapshotSeconds: full.seconds).0
                 })
             case "testing":
                 let testing = TestingFigures(repetitions: figures.repetitions)
-                report.add(try phase("testing_round_trip_ms") { try testing.roundTrip(store: store) })
-                report.add(try phase("testing_assert_write_us") { try testing.assertWrite(store: store, size: size) })
+                report.add(try phase("testing_round_trip_ms") { try testing.roundTrip(store: try store()) })
+                report.add(try phase("testing_assert_write_us") { try testing.assertWrite(store: try store(), size: size) })
                 let (crash, note) = try phase("testing_crash_safety_s") { try testing.crashSafety() }
                 report.add(crash)
                 report.notes.append(note)
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries or testing")
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, commit or lookup")
             }
             return report
         }
@@ -103,7 +119,9 @@ struct EntityStoreBench: ParsableCommand {
         report.add(phase("lookup") { figures.lookup(store: store, dictionary: dictionary) })
         for figure in try phase("index queries", { try figures.queryFigures(store: store, dictionary: dictionary) }) { report.add(figure) }
         let iteration = phase("full iteration") { figures.iterationRate(store: store) }
-        for figure in try phase("commit latency", { try figures.commit(store: store) }) { report.add(figure) }
+        let commit = try phase("commit latency", { try figures.commit(store: store) })
+        for figure in commit.figures { report.add(figure) }
+        report.notes.append(contentsOf: commit.notes)
         let (derived, watched) = try phase("derived_notify_us") { try figures.derivedNotify(store: store) }
         report.add(derived)
         report.add(memory)

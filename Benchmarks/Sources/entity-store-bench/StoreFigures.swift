@@ -1,6 +1,20 @@
 import EntityStore
 import StoreCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The calling thread's CPU time in nanoseconds: unlike wall time, it leaves out the
+/// time the thread spent descheduled while other processes ran.
+@inline(__always)
+func threadCPUNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}
 
 /// Holds the previous state of every commit, as an observer that keeps history would.
 final class RetainedState: Sendable {
@@ -237,22 +251,70 @@ struct StoreFigures {
         return (median(p50s), median(p99s))
     }
 
-    /// The two commit figures: on the store of N entities and, as baseline, on a store of
-    /// 10,000 entities built in the same run.
-    func commit(store: EntityStore) throws -> [Figure] {
+    // MARK: commit_p999_us, commit_p9999_us, commit_max_us
+
+    static let tailCommits = 200_000
+
+    /// The tail of one-entity update commits on random IDs of `store`, with an observer
+    /// attached that retains every previous state: p50, p99, p99.9, p99.99 and the
+    /// maximum (µs) over one run of `commits` commits after 500 warm-up commits (one run,
+    /// so that a periodic step, such as a fold of the row map, falls inside it as often
+    /// as it happens), and the slowest commits. Each commit is timed twice: in the
+    /// thread's CPU time, which the tail figures use, since on a shared machine the wall
+    /// time of a few commits in 10,000 includes whole scheduler time slices given to other
+    /// processes; and in wall time, reported alongside.
+    func commitTail(store: EntityStore, seed: UInt64, commits: Int = Self.tailCommits) throws -> (cpu: CommitTail, wall: CommitTail) {
+        let retained = RetainedState()
+        let observation = store.observe { changes in retained.previous.withLock { $0 = changes.previous } }
+        defer { observation.cancel() }
+        let size = store.state[items].count
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<Self.warmUpCommits { try bumpQuantity(store, rng.int(in: 1...size)) }
+        var cpu: [Double] = []
+        var wall: [Double] = []
+        cpu.reserveCapacity(commits)
+        wall.reserveCapacity(commits)
+        for _ in 0..<commits {
+            let id = rng.int(in: 1...size)
+            let start = monotonicNanoseconds()
+            let cpuStart = threadCPUNanoseconds()
+            try bumpQuantity(store, id)
+            let cpuEnd = threadCPUNanoseconds()
+            let end = monotonicNanoseconds()
+            cpu.append(Double(cpuEnd - cpuStart) / 1e3)
+            wall.append(Double(end - start) / 1e3)
+        }
+        if retained.previous.withLock({ $0 == nil }) { progress("warning: the observer retained no previous state") }
+        return (CommitTail(cpu), CommitTail(wall))
+    }
+
+    /// The commit figures: on the store of N entities and, as baseline, on a store of
+    /// 10,000 entities built in the same run. `commit_p50_us` and `commit_p99_us` are
+    /// medians over runs of 2,000 commits (wall time); the tail figures come from one run
+    /// of 200,000, in thread CPU time (see `commitTail`).
+    func commit(store: EntityStore) throws -> (figures: [Figure], notes: [String]) {
         let small = try makeStore(Array(data.entities.prefix(10_000)))
         let baseline = try commitLatency(store: small, seed: 0xC0FFEE)
         let ours = try commitLatency(store: store, seed: 0xC0FFEE)
-        return [
+        let baselineTail = try commitTail(store: small, seed: 0x7A11).cpu
+        let (tail, wallTail) = try commitTail(store: store, seed: 0x7A11)
+        func figure(_ name: String, _ value: Double, _ base: Double) -> Figure {
             Figure(
-                name: "commit_p50_us", value: ours.p50, unit: "µs", baseline: baseline.p50, ratio: ours.p50 / baseline.p50,
+                name: name, value: value, unit: "µs", baseline: base, ratio: value / base,
                 ratioMeaning: "ours / 10k-entity store", direction: .lowerIsBetter,
-                baselineMeaning: "same commit on a 10,000-entity store"),
-            Figure(
-                name: "commit_p99_us", value: ours.p99, unit: "µs", baseline: baseline.p99, ratio: ours.p99 / baseline.p99,
-                ratioMeaning: "ours / 10k-entity store", direction: .lowerIsBetter,
-                baselineMeaning: "same commit on a 10,000-entity store"),
+                baselineMeaning: "same commit on a 10,000-entity store")
+        }
+        let figures = [
+            figure("commit_p50_us", ours.p50, baseline.p50),
+            figure("commit_p99_us", ours.p99, baseline.p99),
+            figure("commit_p999_us", tail.p999, baselineTail.p999),
+            figure("commit_p9999_us", tail.p9999, baselineTail.p9999),
+            figure("commit_max_us", tail.max, baselineTail.max),
         ]
+        return (figures, [
+            tail.note(label: "N, thread CPU time"), wallTail.note(label: "N, wall time"),
+            baselineTail.note(label: "10,000, thread CPU time"),
+        ])
     }
 
     // MARK: derived_notify_us
@@ -295,5 +357,38 @@ struct StoreFigures {
             name: "derived_notify_us", value: ours, unit: "µs", baseline: baseline, ratio: ours / baseline,
             ratioMeaning: "with / without derived queries", direction: .lowerIsBetter,
             baselineMeaning: "same commit, no derived query"), watched)
+    }
+}
+
+/// The latency distribution of one long run of commits (µs).
+struct CommitTail {
+    let commits: Int
+    let p50: Double
+    let p99: Double
+    let p999: Double
+    let p9999: Double
+    let max: Double
+    /// The slowest commits, slowest first.
+    let slowest: [Double]
+
+    /// The distribution of `latencies` (nearest rank).
+    init(_ latencies: [Double]) {
+        let sorted = latencies.sorted()
+        func rank(_ p: Double) -> Double {
+            sorted[Swift.min(sorted.count, Swift.max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))) - 1]
+        }
+        commits = sorted.count
+        p50 = rank(50)
+        p99 = rank(99)
+        p999 = rank(99.9)
+        p9999 = rank(99.99)
+        max = sorted[sorted.count - 1]
+        slowest = Array(sorted.suffix(6).reversed())
+    }
+
+    func note(label: String) -> String {
+        "commit tail at \(label), \(grouped(commits)) commits with an observer holding previous: p50 \(String(format2: p50)), "
+            + "p99 \(String(format2: p99)), p99.9 \(String(format2: p999)), p99.99 \(String(format2: p9999)), "
+            + "max \(String(format2: max)) µs; slowest \(slowest.map { String(format2: $0) }.joined(separator: ", ")) µs"
     }
 }

@@ -117,7 +117,11 @@ extension GroupedIndex {
     @usableFromInline var kindName: String { "grouped" }
     @usableFromInline var entryCount: Int { groups.values.reduce(0) { $0 + $1.count } }
     @usableFromInline var structuralProblems: [String] {
-        groups.values.contains(where: \.isEmpty) ? ["grouped index '\(name)': an empty group was kept"] : []
+        var problems = groups.values.contains(where: \.isEmpty) ? ["grouped index '\(name)': an empty group was kept"] : []
+        for (key, group) in groups {
+            problems += group.invariantViolations().map { "grouped index '\(name)', group \(key): \($0)" }
+        }
+        return problems
     }
 
     @usableFromInline

@@ -163,6 +163,9 @@ struct DescendingIDs<Key: Comparable & Sendable, ID>: Sequence, IteratorProtocol
 extension OrderedIndex {
     @usableFromInline var kindName: String { "ordered" }
     @usableFromInline var entryCount: Int { entries.count }
+    @usableFromInline var structuralProblems: [String] {
+        entries.invariantViolations().map { "ordered index '\(name)': \($0)" }
+    }
 
     @usableFromInline
     func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool {

@@ -17,9 +17,10 @@ protocol AnyTableStorage: Sendable {
 /// The rows of one table and its secondary indexes.
 ///
 /// A copy is O(1), and a write to a copy shared with older states touches only O(log n)
-/// nodes: rows live in a ``RowMap`` (a flat hash table plus a persistent overlay, folded
-/// back once per n/16 such writes), orders and indexes in persistent B-trees and hash
-/// tries. An observer holding a previous state never makes the next commit O(n).
+/// nodes: rows live in a ``RowMap`` (small flat hash tables, each with a persistent
+/// overlay folded back into a new table for that shard alone), orders and indexes in
+/// persistent B-trees and hash tries. An observer holding a previous state never makes a
+/// commit do work proportional to the table: each commit costs its own changes × log n.
 @usableFromInline
 struct TableStorage<E: Entity>: AnyTableStorage {
     @usableFromInline
@@ -216,7 +217,8 @@ struct TableStorage<E: Entity>: AnyTableStorage {
 
     @inlinable
     func invariantViolations() -> [String] {
-        var problems: [String] = []
+        var problems = rows.invariantViolations().map { "table '\(name)': \($0)" }
+        problems += order.invariantViolations().map { "table '\(name)' insertion order: \($0)" }
         if order.count != rows.count { problems.append("table '\(name)': \(order.count) order entries for \(rows.count) rows") }
         for (sequence, id) in order {
             guard let row = rows[id] else { problems.append("table '\(name)': order lists missing id \(id)"); continue }
