@@ -11,6 +11,8 @@ let strictSettings: [SwiftSetting] = [
 // Dependency direction is one way:
 // entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
 // CSQLite and CSQLiteFaults are imported by EntityStoreSQLite only.
+// EntityStorePostgres (EntityStore -> StoreCore, and postgres-nio) is compiled only with
+// the `PostgreSQL` trait: without it the module is empty and swift-nio is never built.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
@@ -19,11 +21,18 @@ let package = Package(
         .library(name: "EntityStore", targets: ["EntityStore"]),
         .library(name: "EntityStoreSQLite", targets: ["EntityStoreSQLite"]),
         .library(name: "EntityStoreCommands", targets: ["EntityStoreCommands"]),
+        .library(name: "EntityStorePostgres", targets: ["EntityStorePostgres"]),
         .executable(name: "entity-store", targets: ["entity-store"]),
+    ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "EntityStorePostgres and the entity-store push, pull and inspect commands for PostgreSQL (builds swift-nio)"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "StoreCore", swiftSettings: strictSettings),
@@ -44,8 +53,18 @@ let package = Package(
             dependencies: ["EntityStore", "StoreCore", "CSQLite", "CSQLiteFaults", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
+            name: "EntityStorePostgres",
+            dependencies: [
+                "EntityStore", "StoreCore",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            swiftSettings: strictSettings),
+        .target(
             name: "EntityStoreCommands",
-            dependencies: ["EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "EntityStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: strictSettings),
         .executableTarget(name: "entity-store", dependencies: ["EntityStoreCommands"], swiftSettings: strictSettings),
         .executableTarget(
@@ -61,6 +80,10 @@ let package = Package(
         .testTarget(
             name: "EntityStoreSQLiteTests",
             dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "EntityStorePostgresTests",
+            dependencies: ["EntityStorePostgres", "EntityStore", "EntityStoreTestSupport", "entity-store"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
