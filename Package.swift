@@ -72,6 +72,14 @@ let package = Package(
             dependencies: ["EntityStoreCommands", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Bookshelf",
             swiftSettings: strictSettings),
+        // Several processes sharing one store through PostgreSQL (README, end-to-end tests).
+        .executableTarget(
+            name: "shared-notes",
+            dependencies: [
+                "EntityStore", "StoreCore", .target(name: "EntityStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Examples/SharedNotes",
+            swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
         .target(
             name: "EntityStoreTestSupport", dependencies: ["EntityStoreSQLite"], path: "Tests/EntityStoreTestSupport",
@@ -83,7 +91,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStorePostgresTests",
-            dependencies: ["EntityStorePostgres", "EntityStore", "EntityStoreTestSupport", "entity-store"],
+            dependencies: ["EntityStorePostgres", "EntityStore", "EntityStoreSQLite", "EntityStoreTestSupport", "entity-store", "shared-notes"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],

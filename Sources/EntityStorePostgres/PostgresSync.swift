@@ -271,19 +271,8 @@ public final class PostgresSync: Sendable {
     }
 
     private func pushLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
-        let (pending, replaced, position, mine) = absorbTransitions()
-        guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
-        if replaced {
-            throw .conflict([PostgresConflict(table: "*", id: "*", expectedRevision: position, serverRevision: -1)])
-        }
-        let nonEmpty = pending.filter { !$0.value.isEmpty }
-        guard !nonEmpty.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
-        let state = store.state
-        var batches: [any PushBatch] = []
-        for table in store.schema.tables {
-            guard let ids = nonEmpty[table.name], let typed = table as? any TypedTable else { continue }
-            batches.append(try makeBatch(typed, ids: ids, state: state))
-        }
+        let (batches, position, mine) = try pendingBatches()
+        guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
         let schema = target.schema
         let origin = options.origin
         let (newPosition, rows, previousHead) = try await withConnection { connection in
@@ -292,6 +281,11 @@ public final class PostgresSync: Sendable {
                     .run(batches, connection)
             }
         }
+        return finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+    }
+
+    /// Records a committed push.
+    private func finishPush(position newPosition: Int64, rows: Int, previousHead: Int64, batches: [any PushBatch]) -> PostgresSyncSummary {
         shared.withLock { state in
             if previousHead == state.position {
                 // Nobody pushed between our position and this push: we are at its position.
@@ -306,6 +300,22 @@ public final class PostgresSync: Sendable {
         }
         continuation.yield(.pushed(position: newPosition, rows: rows))
         return PostgresSyncSummary(position: newPosition, rows: rows, reloaded: false)
+    }
+
+    /// The batches of the pending changes, read from the current state.
+    private func pendingBatches() throws(PostgresStoreError) -> (batches: [any PushBatch], position: Int64, mine: Set<Int64>) {
+        let (pending, replaced, position, mine) = absorbTransitions()
+        guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
+        if replaced {
+            throw .conflict([PostgresConflict(table: "*", id: "*", expectedRevision: position, serverRevision: -1)])
+        }
+        let state = store.state
+        var batches: [any PushBatch] = []
+        for table in store.schema.tables {
+            guard let ids = pending[table.name], !ids.isEmpty, let typed = table as? any TypedTable else { continue }
+            batches.append(try makeBatch(typed, ids: ids, state: state))
+        }
+        return (batches, position, mine)
     }
 
     private func makeBatch<T: TypedTable>(_ table: T, ids: Set<AnyHashable>, state: EntityState) throws(PostgresStoreError) -> any PushBatch {
@@ -355,34 +365,43 @@ public final class PostgresSync: Sendable {
                 throw error
             }
         }
+        return try await finishPull(outcome)
+    }
+
+    /// Applies what a pull found, as one commit of the sync's own.
+    private func finishPull(_ outcome: PullOutcome) async throws(PostgresStoreError) -> PostgresSyncSummary {
         switch outcome {
         case let .reload(reason):
             let reached = try await reload(reason: reason)
             return PostgresSyncSummary(position: reached, rows: store.state.tableNames.reduce(0) { $0 + (store.state.count(ofTable: $1) ?? 0) }, reloaded: true)
         case let .changes(head, tables):
-            var changed = 0
-            if !tables.isEmpty {
-                do {
-                    changed = try store.write(Self.ownCommitName) { transaction in
-                        var count = 0
-                        for table in tables { count += try table.apply(to: transaction) }
-                        return count
-                    }
-                } catch {
-                    throw .invalidData(table: "?", detail: "cannot apply pulled changes: \(error)")
-                }
-            }
-            shared.withLock { state in
-                state.position = max(state.position, head)
-                state.mine = state.mine.filter { $0 > head }
-                for table in tables {
-                    state.pending[table.tableName]?.subtract(table.ids.ids)
-                    if state.pending[table.tableName]?.isEmpty == true { state.pending[table.tableName] = nil }
-                }
-            }
-            if changed > 0 { continuation.yield(.pulled(position: head, rows: changed)) }
-            return PostgresSyncSummary(position: head, rows: changed, reloaded: false)
+            return try applyPulled(head: head, tables: tables)
         }
+    }
+
+    private func applyPulled(head: Int64, tables: [any PulledTable]) throws(PostgresStoreError) -> PostgresSyncSummary {
+        var changed = 0
+        if !tables.isEmpty {
+            do {
+                changed = try store.write(Self.ownCommitName) { transaction in
+                    var count = 0
+                    for table in tables { count += try table.apply(to: transaction) }
+                    return count
+                }
+            } catch {
+                throw .invalidData(table: "?", detail: "cannot apply pulled changes: \(error)")
+            }
+        }
+        shared.withLock { state in
+            state.position = max(state.position, head)
+            state.mine = state.mine.filter { $0 > head }
+            for table in tables {
+                state.pending[table.tableName]?.subtract(table.ids.ids)
+                if state.pending[table.tableName]?.isEmpty == true { state.pending[table.tableName] = nil }
+            }
+        }
+        if changed > 0 { continuation.yield(.pulled(position: head, rows: changed)) }
+        return PostgresSyncSummary(position: head, rows: changed, reloaded: false)
     }
 
     // MARK: Write with retry
@@ -398,6 +417,17 @@ public final class PostgresSync: Sendable {
     public func write<Result: Sendable>(retrying attempts: Int = 100, _ body: (Transaction) throws -> Result) async throws -> Result {
         var attempt = 0
         while true {
+            if attempt >= Self.optimisticAttempts {
+                // A replica that keeps losing to busier ones takes its turn: it holds the log
+                // head (other pushes wait), pulls, runs `body` and pushes in one transaction.
+                do {
+                    return try await lockedWrite(body)
+                } catch PostgresStoreError.conflict(let rows) where attempt + 1 < attempts && rows.first?.table == "*reload" {
+                    attempt += 1
+                    try await pull()
+                    continue
+                }
+            }
             let name = "entitystore.postgres.write." + UUID().uuidString
             shared.withLock { _ = $0.capturing.insert(name) }
             let result: Result
@@ -419,10 +449,74 @@ public final class PostgresSync: Sendable {
                 attempt += 1
                 if let changeSet { try undo(changeSet) }
                 try await pull()
-                // Randomized exponential backoff (0.1 ms doubling, at most 50 ms), so that a
-                // replica that keeps losing to a busier one gets its turn.
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...min(100 << min(attempt, 10), 50_000))))
+                // Randomized backoff, so that two replicas do not collide in lockstep.
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
             }
+        }
+    }
+
+    /// Optimistic tries of `write(retrying:)` before it takes the log head's lock.
+    static let optimisticAttempts = 3
+
+    /// Pull, `body` and push in one transaction holding the log head: it cannot conflict.
+    private func lockedWrite<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
+        await operations.lock()
+        do {
+            let result = try await lockedWriteHeld(body)
+            await operations.unlock()
+            return result
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    private func lockedWriteHeld<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
+        _ = absorbTransitions()
+        let (position, mine) = shared.withLock { ($0.position, $0.mine) }
+        let schema = store.schema
+        let target = self.target
+        let origin = options.origin
+        let meta = SQL.qualified(target.schema, "entitystore_meta")
+        let connection: PostgresConnection
+        if let open = connectionBox.get(), !open.isClosed {
+            connection = open
+        } else {
+            connection = try await target.connect()
+            connectionBox.set(connection)
+        }
+        do {
+            try await SQL.run(connection, "BEGIN")
+            do {
+                _ = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
+                let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
+                guard case let .changes(head, tables) = outcome else {
+                    throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
+                }
+                _ = try applyPulled(head: head, tables: tables)
+                let result = try store.write("write", body)
+                let (batches, currentPosition, currentMine) = try pendingBatches()
+                var summary: (Int64, Int, Int64)?
+                if !batches.isEmpty {
+                    summary = try await PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
+                        .run(batches, connection)
+                }
+                try await SQL.run(connection, "COMMIT")
+                if let (newPosition, rows, previousHead) = summary {
+                    _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+                }
+                return result
+            } catch {
+                _ = try? await SQL.run(connection, "ROLLBACK")
+                throw error
+            }
+        } catch {
+            let mapped = PostgresStoreError.from(error, server: target.server)
+            if mapped.isTransient || connection.isClosed {
+                connectionBox.set(nil)
+                try? await connection.close()
+            }
+            throw mapped
         }
     }
 
