@@ -316,13 +316,48 @@ struct PostgresConnectionTests {
         #expect(refused?.description.contains("cannot connect") == true, "\(String(describing: refused))")
     }
 
-    @Test("sslmode=require demands TLS: a server without it is a clear error")
+    @Test("sslmode=require connects over TLS; sslmode=disable does not")
     func tlsRequired() async throws {
         guard let url = TestServer.url else { throw TestServer.Missing() }
-        let target = try PostgresTarget(url: url + (url.contains("?") ? "&" : "?") + "sslmode=require")
-        #expect(target.tls == .require)
+        let secure = try PostgresTarget(url: url + (url.contains("?") ? "&" : "?") + "sslmode=require")
+        #expect(secure.tls == .require)
+        let encrypted = try await TestServer.rows(secure, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        #expect(encrypted == [["t"]])
+        let plain = try PostgresTarget(url: url + (url.contains("?") ? "&" : "?") + "sslmode=disable")
+        let unencrypted = try await TestServer.rows(plain, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        #expect(unencrypted == [["f"]])
+    }
+
+    @Test("sslmode=require against a server without TLS: one clear line")
+    func tlsRefused() async throws {
+        // A server that answers the TLS request with "N" (no TLS), as PostgreSQL without ssl does.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let server = Thread {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            var request = [UInt8](repeating: 0, count: 8)
+            _ = read(client, &request, 8)
+            var refusal = UInt8(ascii: "N")
+            _ = write(client, &refusal, 1)
+            Thread.sleep(forTimeInterval: 0.5)
+            close(client)
+        }
+        server.start()
+        var target = try TestServer.target()
+        target.host = "127.0.0.1"
+        target.port = Int(UInt16(bigEndian: address.sin_port))
+        target.tls = .require
         let error = await #expect(throws: PostgresStoreError.self) { try await PostgresStore.metadata(of: target) }
-        #expect(error?.description.contains("TLS") == true)
+        #expect(error?.description.contains("TLS") == true, "\(String(describing: error))")
     }
 
     @Test("URLs and PG variables; the description never shows the password")

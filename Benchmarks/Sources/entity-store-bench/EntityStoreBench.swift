@@ -24,8 +24,14 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental or live), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only this figure (restore, snapshot, incremental, live, queries or postgres), for profiling.", visibility: .hidden))
     var only: String?
+
+    @Option(help: "Also measure the PostgreSQL figures against this server (postgres:// URL; default: ENTITYSTORE_POSTGRES_URL, if set).")
+    var postgresURL: String?
+
+    /// The server of the PostgreSQL figures, if any.
+    var postgres: String? { postgresURL ?? ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"] }
 
     func validate() throws {
         if let size, size < 1 { throw ValidationError("--size must be at least 1") }
@@ -85,7 +91,14 @@ struct EntityStoreBench: ParsableCommand {
                 report.add(try phase("incremental_save_1pct") {
                     try figures.incrementalFigure(store: store, fullSnapshotSeconds: full.seconds).0
                 })
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live or queries")
+            case "postgres":
+                guard let postgres else { throw ValidationError("--only postgres needs --postgres-url or ENTITYSTORE_POSTGRES_URL") }
+                let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+                    try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: store)
+                }
+                for figure in measured.figures { report.add(figure) }
+                report.notes.append(contentsOf: measured.notes)
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries or postgres")
             }
             return report
         }
@@ -123,6 +136,14 @@ struct EntityStoreBench: ParsableCommand {
         }
         for figure in persistence.figures { report.add(figure) }
         report.notes.append(contentsOf: persistence.notes)
+
+        if let postgres {
+            let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+                try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: store)
+            }
+            for figure in measured.figures { report.add(figure) }
+            report.notes.append(contentsOf: measured.notes)
+        }
 
         if sqliteBaselines {
             let baselines = try phase("raw SQLite persistence baselines") {
