@@ -114,6 +114,10 @@ func bindIDs(_ ids: [EncodedValue], kind: PostgresColumnKind, into binds: inout 
 
 /// One push, inside its transaction: lock the log head, check for conflicts, write.
 struct PushTransaction {
+    /// Up to this many rows of a table go in one INSERT with bound values; more go through
+    /// a temporary table loaded with COPY.
+    static let rowsPerStatement = 200
+
     let schema: String
     let origin: String
     let position: Int64
@@ -121,32 +125,41 @@ struct PushTransaction {
 
     func run(_ batches: [any PushBatch], _ connection: PostgresConnection) async throws -> (Int64, Int, Int64) {
         let meta = SQL.qualified(schema, "entitystore_meta")
-        let present = try await SQL.rows(connection, "SELECT to_regclass($1) IS NOT NULL", SQL.binds([meta]))
-        guard try present.first?.decode(Bool.self) == true else {
+        // The row lock orders pushes: positions follow commit order.
+        var values: [String: String] = [:]
+        do {
+            // Only the head row is locked (every writer locks it first: no deadlock).
+            for row in try await SQL.rows(
+                connection,
+                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h") {
+                let (head, start) = try row.decode((String, String?).self)
+                values["log_head"] = head
+                values["log_start"] = start
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
             throw PostgresStoreError.notAStore(schema: schema, reason: "it has no entitystore_meta table (push a snapshot first)")
         }
-        // The row lock orders pushes: positions follow commit order.
-        let headRows = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
-        let head = Int64(try headRows.first?.decode(String.self) ?? "0") ?? 0
-        let startRows = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_start'")
-        let logStart = Int64(try startRows.first?.decode(String.self) ?? "0") ?? 0
+        let head = values["log_head"].flatMap { Int64($0) } ?? 0
+        let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
 
-        // Server-side layouts of the tables touched.
+        // Server-side layouts of the tables touched, in one query.
         let names = batches.map(\.tableName)
         var idKinds: [String: PostgresColumnKind] = [:]
-        for row in try await SQL.rows(
-            connection, "SELECT name, id_kind FROM \(SQL.qualified(schema, "entitystore_tables")) WHERE name = ANY($1::text[])", SQL.binds([names])) {
-            let (name, kind) = try row.decode((String, String).self)
-            idKinds[name] = PostgresColumnKind(rawValue: kind) ?? .null
-        }
         var columns: [String: [WriteLayout.Column]] = [:]
         for row in try await SQL.rows(
             connection,
-            "SELECT table_name, name, kind, nullable FROM \(SQL.qualified(schema, "entitystore_columns")) WHERE table_name = ANY($1::text[]) ORDER BY table_name, position",
+            """
+            SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
+            """,
             SQL.binds([names])) {
-            let (table, name, kind, nullable) = try row.decode((String, String, String, Bool).self)
-            let parsed = PostgresColumnKind(rawValue: kind)
-            if name != "id" { columns[table, default: []].append(.init(name: name, kind: parsed == .null ? nil : parsed, nullable: nullable)) }
+            let (table, idKind, name, kind, nullable) = try row.decode((String, String, String?, String?, Bool?).self)
+            idKinds[table] = PostgresColumnKind(rawValue: idKind) ?? .null
+            if let name, let kind, name != "id" {
+                let parsed = PostgresColumnKind(rawValue: kind)
+                columns[table, default: []].append(.init(name: name, kind: parsed == .null ? nil : parsed, nullable: nullable ?? true))
+            }
         }
 
         // Encode, and list every row written.
@@ -209,12 +222,16 @@ struct PushTransaction {
             written += try await write(item.batch, layout: item.layout, firstNew: item.firstNew, changes: item.changes, rows: item.rows,
                                        removals: item.removals, temporary: "entitystore_push_\(index)", revision: newPosition, connection)
         }
+        // The change log, the new head and the notification, in one statement.
         try await SQL.run(
             connection,
-            "INSERT INTO \(SQL.qualified(schema, "entitystore_changes")) (position, table_name, row_id, origin) SELECT $1, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)",
-            SQL.binds([newPosition, conflictTables, conflictIDs, origin]))
-        try await SQL.run(connection, "UPDATE \(meta) SET value = $1 WHERE key = 'log_head'", SQL.binds([String(newPosition)]))
-        try await SQL.run(connection, "SELECT pg_notify($1, $2)", SQL.binds([SQL.channel(for: schema), String(newPosition)]))
+            """
+            WITH logged AS (INSERT INTO \(SQL.qualified(schema, "entitystore_changes")) (position, table_name, row_id, origin) \
+            SELECT $1, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)), \
+            moved AS (UPDATE \(meta) SET value = $1::text WHERE key = 'log_head') \
+            SELECT pg_notify($5, $1::text)
+            """,
+            SQL.binds([newPosition, conflictTables, conflictIDs, origin, SQL.channel(for: schema)]))
         return (newPosition, written, head)
     }
 
@@ -249,7 +266,34 @@ struct PushTransaction {
             try await MetadataTables.recordColumns(batch.tableName, layout.columns, from: firstNew, in: schema, connection)
         }
         var delta: Int64 = 0
-        if !rows.isEmpty {
+        let targets = layout.columns.map { SQL.quote($0.name) } + ["\"entitystore_revision\""]
+        let updates = targets.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
+        let parameters = (layout.columns.count + 1) * rows.count
+        if !rows.isEmpty && rows.count <= Self.rowsPerStatement && parameters < 30_000 {
+            // A few rows: one INSERT with bound values, no temporary table.
+            var binds = PostgresBindings(capacity: parameters)
+            var tuples: [String] = []
+            var values: [PGValue] = []
+            for fields in rows {
+                layout.values(fields, into: &values)
+                var marks: [String] = []
+                for (position, value) in values.enumerated() {
+                    PostgresCondition.bind(value, into: &binds)
+                    marks.append("$\(binds.count)::\(layout.sqlType(position))")
+                }
+                binds.append(revision)
+                marks.append("$\(binds.count)::int8")
+                tuples.append("(" + marks.joined(separator: ", ") + ")")
+            }
+            let inserted = try await SQL.rows(
+                connection,
+                """
+                WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \
+                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
+                SELECT count(*) FILTER (WHERE inserted) FROM up
+                """, binds)
+            delta += try inserted.first?.decode(Int64.self) ?? 0
+        } else if !rows.isEmpty {
             func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
             var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
             definitions.append("\"entitystore_revision\" BIGINT")
@@ -273,9 +317,7 @@ struct PushTransaction {
                 }
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
             }
-            let targets = layout.columns.map { SQL.quote($0.name) } + ["\"entitystore_revision\""]
             let sources = layout.columns.indices.map { SQL.quote(columnName($0)) } + ["\"entitystore_revision\""]
-            let updates = targets.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
             let inserted = try await SQL.rows(
                 connection,
                 """
@@ -344,14 +386,14 @@ struct PullTransaction {
     func run(_ connection: PostgresConnection) async throws -> PullOutcome {
         let stored = target.schema
         let meta = SQL.qualified(stored, "entitystore_meta")
-        let present = try await SQL.rows(connection, "SELECT to_regclass($1) IS NOT NULL", SQL.binds([meta]))
-        guard try present.first?.decode(Bool.self) == true else {
-            throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
-        }
         var values: [String: String] = [:]
-        for row in try await SQL.rows(connection, "SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')") {
-            let (key, value) = try row.decode((String, String).self)
-            values[key] = value
+        do {
+            for row in try await SQL.rows(connection, "SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')") {
+                let (key, value) = try row.decode((String, String).self)
+                values[key] = value
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
+            throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
         }
         let head = values["log_head"].flatMap { Int64($0) } ?? 0
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
@@ -376,16 +418,49 @@ struct PullTransaction {
             changed[table, default: []].append(id)
         }
         guard !changed.isEmpty else { return .changes(head: head, tables: []) }
-        let metadata = try await PostgresStoreMetadata.read(schema: stored, connection)
+        let layouts = try await Self.layouts(of: Array(changed.keys), schema: stored, connection)
         var tables: [any PulledTable] = []
         for table in schema.tables {
             guard let ids = changed[table.name], let typed = table as? any TypedTable else { continue }
-            guard let storedTable = metadata.table(named: table.name) else {
+            guard let storedTable = layouts[table.name] else {
                 throw PostgresStoreError.schemaMismatch(table: table.name, detail: "the store in PostgreSQL has no such table")
             }
             tables.append(try await fetch(typed, ids: ids, stored: storedTable, connection))
         }
         return .changes(head: head, tables: tables)
+    }
+
+    /// The id kind and columns of the named tables, in one query.
+    static func layouts(of names: [String], schema: String, _ connection: PostgresConnection) async throws -> [String: PostgresStoreMetadata.StoredTable] {
+        var idKinds: [String: PostgresColumnKind] = [:]
+        var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
+        for row in try await SQL.rows(
+            connection,
+            """
+            SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
+            """,
+            SQL.binds([names])) {
+            let (table, idKind, name, kind) = try row.decode((String, String, String?, String?).self)
+            guard let parsedID = PostgresColumnKind(rawValue: idKind) else {
+                throw PostgresStoreError.invalidData(table: table, detail: "unknown id kind '\(idKind)'")
+            }
+            idKinds[table] = parsedID
+            if columns[table] == nil { columns[table] = [] }
+            if let name, let kind, name != "id" {
+                guard let parsed = PostgresColumnKind(rawValue: kind) else {
+                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
+                }
+                columns[table]?.append((name, parsed))
+            }
+        }
+        var result: [String: PostgresStoreMetadata.StoredTable] = [:]
+        for (name, idKind) in idKinds {
+            result[name] = PostgresStoreMetadata.StoredTable(
+                name: name, entityType: "", idKind: idKind, rowCount: 0, columns: columns[name] ?? [], indexes: [], relations: [])
+        }
+        return result
     }
 
     private func fetch<T: TypedTable>(
