@@ -25,6 +25,10 @@ struct WriteLayout: Sendable {
     private(set) var index: [String: Int]
     private(set) var rows = 0
     private var seen: [Int] = []
+    /// Field orders seen, by field count, with their columns' positions: rows of a typed
+    /// table encode their fields in one order (less the nil optionals), so a row is placed
+    /// by comparing names with a known order, without hashing them.
+    private var orders: [Int: (names: [String], positions: [Int])] = [:]
 
     init(table: String) {
         self.table = table
@@ -45,6 +49,36 @@ struct WriteLayout: Sendable {
     /// - Throws: for a field that held another kind in an earlier row, or a name
     ///   PostgreSQL cannot hold.
     mutating func absorb(_ fields: [(name: String, value: EncodedValue)]) throws(PostgresStoreError) -> [Change] {
+        if let order = orders[fields.count], fits(fields, order) {
+            // A known order: the same columns as an earlier row (so the missing ones are
+            // nullable already), each value of its column's kind.
+            rows += 1
+            return []
+        }
+        let changes = try absorbSlowly(fields)
+        let names = fields.map(\.name)
+        if Set(names).count == names.count, orders.count < 16 {
+            orders[fields.count] = (names, names.map { index[$0] ?? 0 })
+        }
+        return changes
+    }
+
+    /// Whether `fields` has the names of `order`, in its order, with values that fit. O(fields).
+    private mutating func fits(_ fields: [(name: String, value: EncodedValue)], _ order: (names: [String], positions: [Int])) -> Bool {
+        for (offset, field) in fields.enumerated() {
+            guard field.name == order.names[offset] else { return false }
+            let position = order.positions[offset]
+            if let kind = field.value.kind {
+                guard columns[position].kind == kind else { return false }
+            } else {
+                guard position != 0 else { return false }
+                columns[position].nullable = true
+            }
+        }
+        return true
+    }
+
+    private mutating func absorbSlowly(_ fields: [(name: String, value: EncodedValue)]) throws(PostgresStoreError) -> [Change] {
         var changes: [Change] = []
         if seen.count < columns.count { seen.append(contentsOf: repeatElement(-1, count: columns.count - seen.count)) }
         for (name, value) in fields {
@@ -87,6 +121,17 @@ struct WriteLayout: Sendable {
     func values(_ fields: [(name: String, value: EncodedValue)], into row: inout [PGValue]) {
         row.removeAll(keepingCapacity: true)
         row.append(contentsOf: repeatElement(PGValue.null, count: columns.count))
+        if let order = orders[fields.count] {
+            var ordered = true
+            for (offset, field) in fields.enumerated() where field.name != order.names[offset] {
+                ordered = false
+                break
+            }
+            if ordered {
+                for (offset, field) in fields.enumerated() { row[order.positions[offset]] = field.value.value }
+                return
+            }
+        }
         for (name, value) in fields {
             if let position = index[name] { row[position] = value.value }
         }

@@ -36,7 +36,7 @@ struct PostgresFigures {
 
         // pg_pull: a restore into a ready (empty) store, against a SELECT into a Dictionary.
         let (selectSeconds, pullSeconds) = try repetitions.pairedMedians(baseline: {
-            try blocking { try await selectSeconds(target: pushTarget, expected: count) }
+            try blocking { try await selectAllSeconds(target: pushTarget, expected: count) }
         }, ours: {
             let empty = try makeEmptyStore()
             return try seconds { _ = try blocking { try await empty.restore(from: pushTarget) } }
@@ -68,10 +68,10 @@ struct PostgresFigures {
         // derived query of the row wakes.
         let (latencies, notifyLatencies) = try syncLatencies(store: store, sync: sync, target: pushTarget, rounds: 200)
         blockingIgnoringErrors { await sync.close() }
-        let p50 = percentile(latencies, 0.5)
-        let p99 = percentile(latencies, 0.99)
-        let notifyP50 = percentile(notifyLatencies, 0.5)
-        let notifyP99 = percentile(notifyLatencies, 0.99)
+        let p50 = quantile(latencies, 0.5)
+        let p99 = quantile(latencies, 0.99)
+        let notifyP50 = quantile(notifyLatencies, 0.5)
+        let notifyP99 = quantile(notifyLatencies, 0.99)
         notes.append("sync_latency_ms: two replicas in one process on separate connections, 200 rounds; a bare NOTIFY to LISTEN takes p50 \(String(notifyP50, decimals: 3)) ms, p99 \(String(notifyP99, decimals: 3)) ms")
         return ([
             push, pull, incremental,
@@ -115,13 +115,14 @@ struct PostgresFigures {
         process.arguments = [url, "-q", "-v", "ON_ERROR_STOP=1"] + arguments
         if let stdin { process.standardInput = FileHandle(forReadingAtPath: stdin) }
         process.standardOutput = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment.merging(["PGOPTIONS": "-c client_min_messages=warning"]) { $1 }
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw BenchFailure("psql failed with status \(process.terminationStatus)") }
     }
 
     /// Seconds of a plain SELECT of every row decoded into a Dictionary.
-    private func selectSeconds(target: PostgresTarget, expected: Int) async throws -> Double {
+    private func selectAllSeconds(target: PostgresTarget, expected: Int) async throws -> Double {
         let connection = try await connect(target)
         defer { Task { try? await connection.close() } }
         let start = monotonicNanoseconds()
@@ -214,7 +215,7 @@ struct BenchFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+private func quantile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
