@@ -306,9 +306,10 @@ struct PostgresConnectionTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: PostgresStoreError.self) { try await PostgresStore.metadata(of: target) }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3))
+        // The deadline is NIO's; the bound is loose because the whole suite shares two cores.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(60))
         #expect(error?.isTransient == true)
-        #expect(error?.description.contains("connect timeout") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("connect timeout (1000 ms)") == true, "\(String(describing: error))")
         #expect(error?.description.contains("\n") == false)
 
         target.port = 1

@@ -23,7 +23,7 @@ func replica(_ target: PostgresTarget, wakeup: PostgresSync.Wakeup = .listen) as
 }
 
 /// Waits until `condition` holds, up to `limit`.
-func eventually(_ limit: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+func eventually(_ limit: Duration = .seconds(60), _ condition: () -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -210,7 +210,7 @@ struct PostgresSyncTests {
         _ = try await SQL.rows(holder, "SELECT value FROM \(SQL.qualified(target.schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
         let pushing = Task { try await syncA.push() }
         var cut = false
-        for _ in 0..<200 where !cut {
+        for _ in 0..<6000 where !cut {
             try await Task.sleep(for: .milliseconds(10))
             let waiting = try await SQL.rows(holder, """
                 SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%log_head%'

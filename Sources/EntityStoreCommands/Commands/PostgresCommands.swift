@@ -59,6 +59,7 @@ private final class ResultBox<R: Sendable>: @unchecked Sendable {
 
 /// `entity-store push SNAPSHOT [URL]`: the whole snapshot into PostgreSQL, atomically.
 public struct PushCommand: ParsableCommand {
+    /// The command's name, help and example.
     public static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Write a snapshot into a PostgreSQL schema, replacing its contents atomically.",
@@ -77,8 +78,10 @@ public struct PushCommand: ParsableCommand {
 
     @OptionGroup var connection: PostgresConnectionOptions
 
+    /// A command with no arguments yet (the argument parser fills them).
     public init() {}
 
+    /// Reads the snapshot (O(n log n)), then writes it in one transaction (O(n)).
     public func run() throws {
         #if PostgreSQL
         let target = try connection.target(url)
@@ -94,6 +97,7 @@ public struct PushCommand: ParsableCommand {
 
 /// `entity-store pull [URL] --output SNAPSHOT [--table T ...]`: a snapshot of the store in PostgreSQL.
 public struct PullCommand: ParsableCommand {
+    /// The command's name, help and example.
     public static let configuration = CommandConfiguration(
         commandName: "pull",
         abstract: "Write the store in a PostgreSQL schema (or some of its tables) to a snapshot file.",
@@ -114,8 +118,10 @@ public struct PullCommand: ParsableCommand {
 
     @OptionGroup var connection: PostgresConnectionOptions
 
+    /// A command with no arguments yet (the argument parser fills them).
     public init() {}
 
+    /// Reads the store (or the chosen tables) in one transaction (O(n log n)), then writes the file (O(n)).
     public func run() throws {
         #if PostgreSQL
         let target = try connection.target(url)
