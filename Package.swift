@@ -11,6 +11,8 @@ let strictSettings: [SwiftSetting] = [
 // Dependency direction is one way:
 // entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
 // CSQLite and CSQLiteFaults are imported by EntityStoreSQLite only.
+// EntityStorePostgres (EntityStore -> StoreCore, and postgres-nio) is compiled only with
+// the `PostgreSQL` trait: without it the module is empty and swift-nio is never built.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
@@ -19,13 +21,20 @@ let package = Package(
         .library(name: "EntityStore", targets: ["EntityStore"]),
         .library(name: "EntityStoreSQLite", targets: ["EntityStoreSQLite"]),
         .library(name: "EntityStoreCommands", targets: ["EntityStoreCommands"]),
+        .library(name: "EntityStorePostgres", targets: ["EntityStorePostgres"]),
         .executable(name: "entity-store", targets: ["entity-store"]),
         // For test targets only: no library product depends on it.
         .library(name: "EntityStoreTesting", targets: ["EntityStoreTesting"]),
     ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "EntityStorePostgres and the entity-store push, pull and inspect commands for PostgreSQL (builds swift-nio)"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "StoreCore", swiftSettings: strictSettings),
@@ -46,8 +55,18 @@ let package = Package(
             dependencies: ["EntityStore", "StoreCore", "CSQLite", "CSQLiteFaults", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
+            name: "EntityStorePostgres",
+            dependencies: [
+                "EntityStore", "StoreCore",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            swiftSettings: strictSettings),
+        .target(
             name: "EntityStoreCommands",
-            dependencies: ["EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "EntityStore", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "EntityStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: strictSettings),
         // Assertions, round trips, crash-safety runs, migration fixtures and generators for
         // apps' own tests. It links Swift Testing and XCTest, so only test targets use it.
@@ -60,6 +79,14 @@ let package = Package(
             name: "bookshelf",
             dependencies: ["EntityStoreCommands", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Bookshelf",
+            swiftSettings: strictSettings),
+        // Several processes sharing one store through PostgreSQL (README, end-to-end tests).
+        .executableTarget(
+            name: "shared-notes",
+            dependencies: [
+                "EntityStore", "StoreCore", .target(name: "EntityStorePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Examples/SharedNotes",
             swiftSettings: strictSettings),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
         .target(
@@ -78,6 +105,10 @@ let package = Package(
         .testTarget(
             name: "BookshelfTests", dependencies: ["bookshelf", "EntityStoreTesting"], path: "Examples/BookshelfTests",
             resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EntityStorePostgresTests",
+            dependencies: ["EntityStorePostgres", "EntityStore", "EntityStoreSQLite", "EntityStoreTestSupport", "entity-store", "shared-notes"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
             swiftSettings: strictSettings),

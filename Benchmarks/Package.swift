@@ -10,7 +10,9 @@ let package = Package(
         .executable(name: "entity-store-bench", targets: ["entity-store-bench"]),
     ],
     dependencies: [
-        .package(name: "EntityStore", path: ".."),
+        // The PostgreSQL figures need the library's `PostgreSQL` trait (and so swift-nio).
+        .package(name: "EntityStore", path: "..", traits: ["PostgreSQL"]),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
@@ -25,6 +27,8 @@ let package = Package(
                 .product(name: "EntityStoreSQLite", package: "EntityStore"),
                 // Only for the figures of what the test helpers cost (TestingFigures.swift).
                 .product(name: "EntityStoreTesting", package: "EntityStore"),
+                .product(name: "EntityStorePostgres", package: "EntityStore"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

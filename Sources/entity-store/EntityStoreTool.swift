@@ -6,10 +6,11 @@ import EntityStoreCommands
 struct EntityStoreTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "entity-store",
-        abstract: "Build, inspect and query EntityStore snapshots.",
+        abstract: "Build, inspect and query EntityStore snapshots, and share them through PostgreSQL.",
         version: ToolVersion.description,
         subcommands: [
             DemoCommand.self, ImportCommand.self, ExportCommand.self, InspectCommand.self, VerifyCommand.self,
             QueryCommand.self, ShellCommand.self, DiffCommand.self, MigrateCommand.self, FixtureCommand.self,
+            PushCommand.self, PullCommand.self,
         ])
 }

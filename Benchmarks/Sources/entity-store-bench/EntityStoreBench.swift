@@ -25,8 +25,14 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, commit: the commit latencies, lookup: insert and lookup), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, commit: the commit latencies, lookup: insert and lookup), for profiling.", visibility: .hidden))
     var only: String?
+
+    @Option(help: "Also measure the PostgreSQL figures against this server (postgres:// URL; default: ENTITYSTORE_POSTGRES_URL, if set).")
+    var postgresURL: String?
+
+    /// The server of the PostgreSQL figures, if any.
+    var postgres: String? { postgresURL ?? ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"] }
 
     func validate() throws {
         if let size, size < 1 { throw ValidationError("--size must be at least 1") }
@@ -108,7 +114,14 @@ struct EntityStoreBench: ParsableCommand {
                 let (crash, note) = try phase("testing_crash_safety_s") { try testing.crashSafety() }
                 report.add(crash)
                 report.notes.append(note)
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, commit or lookup")
+            case "postgres":
+                guard let postgres else { throw ValidationError("--only postgres needs --postgres-url or ENTITYSTORE_POSTGRES_URL") }
+                let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+                    try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: try store())
+                }
+                for figure in measured.figures { report.add(figure) }
+                report.notes.append(contentsOf: measured.notes)
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, postgres, commit or lookup")
             }
             return report
         }
@@ -148,6 +161,14 @@ struct EntityStoreBench: ParsableCommand {
         }
         for figure in persistence.figures { report.add(figure) }
         report.notes.append(contentsOf: persistence.notes)
+
+        if let postgres {
+            let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+                try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: store)
+            }
+            for figure in measured.figures { report.add(figure) }
+            report.notes.append(contentsOf: measured.notes)
+        }
 
         if sqliteBaselines {
             let baselines = try phase("raw SQLite persistence baselines") {

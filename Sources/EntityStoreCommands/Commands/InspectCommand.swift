@@ -3,22 +3,33 @@ import EntityStore
 import EntityStoreSQLite
 import Foundation
 
-/// `entity-store inspect SNAPSHOT`: versions, tables, columns, indexes, relations, size.
+/// `entity-store inspect SNAPSHOT|URL`: versions, tables, columns, indexes, relations, size.
 public struct InspectCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Describe a snapshot: versions, tables with row counts, columns and kinds, indexes, relations, file size.",
-        discussion: "Example: entity-store inspect flights.sqlite --json")
+        discussion: "Example: entity-store inspect flights.sqlite --json; entity-store inspect postgres://me@localhost/db")
 
-    @Argument(help: "The snapshot file.")
+    @Argument(help: "The snapshot file, or a postgres:// URL (a store in PostgreSQL).")
     var snapshot: String
 
     @Flag(help: "Print one JSON object (stable, documented in the README).")
     var json = false
 
+    @Option(help: "With a postgres:// URL: the schema holding the store (default: the URL's ?schema=, else entitystore).")
+    var schema: String?
+
     public init() {}
 
     public func run() throws {
+        if PostgresConnectionOptions.isURL(snapshot) {
+            #if PostgreSQL
+            try Self.inspectPostgres(snapshot, schema: schema, json: json)
+            return
+            #else
+            throw CommandFailure(PostgresConnectionOptions.unavailable)
+            #endif
+        }
         let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
         let size = ((try? FileManager.default.attributesOfItem(atPath: snapshot))?[.size] as? NSNumber)?.intValue ?? 0
         if json {

@@ -1,0 +1,245 @@
+import EntityStore
+import EntityStorePostgres
+import Foundation
+import Logging
+import PostgresNIO
+import StoreCore
+
+/// The PostgreSQL figures, against a server given by URL (`--postgres-url`, or
+/// `ENTITYSTORE_POSTGRES_URL`): each in schemas of its own, dropped afterwards.
+struct PostgresFigures {
+    let data: Dataset
+    let repetitions: Repetitions
+    let url: String
+
+    /// `pg_push`, `pg_pull`, `pg_push_1pct`, `sync_latency_ms` and `sync_latency_p99_ms` on `store`.
+    func figures(store: EntityStore) throws -> (figures: [Figure], notes: [String]) {
+        let count = store.state[items].count
+        var notes: [String] = []
+        let pushTarget = try PostgresTarget(url: url, schema: "bench_push")
+        defer { dropSchemas(["bench_push", "bench_csv"]) }
+
+        // pg_push: a full snapshot, against the same rows as CSV through psql's \copy.
+        let csv = TemporaryFile(prefix: "items-csv")
+        defer { csv.remove() }
+        try writeCSV(store: store, to: csv.path)
+        let (copySeconds, pushSeconds) = try repetitions.pairedMedians(baseline: {
+            try psqlCopySeconds(csv: csv.path)
+        }, ours: {
+            let state = store.state
+            return try seconds { _ = try blocking { try await state.writeSnapshot(to: pushTarget) } }
+        })
+        let push = Figure(
+            name: "pg_push", value: Double(count) / pushSeconds, unit: "rows/s", baseline: Double(count) / copySeconds,
+            ratio: copySeconds / pushSeconds, ratioMeaning: "ours / psql \\copy", direction: .higherIsBetter,
+            baselineMeaning: "psql \\copy of the rows as CSV, then the same primary key and index")
+
+        // pg_pull: a restore into a ready (empty) store, against a SELECT into a Dictionary.
+        let (selectSeconds, pullSeconds) = try repetitions.pairedMedians(baseline: {
+            try blocking { try await selectAllSeconds(target: pushTarget, expected: count) }
+        }, ours: {
+            let empty = try makeEmptyStore()
+            return try seconds { _ = try blocking { try await empty.restore(from: pushTarget) } }
+        })
+        let pull = Figure(
+            name: "pg_pull", value: Double(count) / pullSeconds, unit: "rows/s", baseline: Double(count) / selectSeconds,
+            ratio: selectSeconds / pullSeconds, ratioMeaning: "ours / SELECT", direction: .higherIsBetter,
+            baselineMeaning: "postgres-nio SELECT of every row decoded into [Int: BenchItem]")
+
+        // pg_push_1pct: a sync push of 1% changed rows, against the full push.
+        let sync = PostgresSync(store: store, target: pushTarget)
+        _ = try blocking { try await sync.open() }
+        var generator = SplitMix64(seed: 15)
+        let changed = max(1, count / 100)
+        let incrementalSeconds = try repetitions.medianOf {
+            let ids = Set((0..<changed * 2).map { _ in generator.int(in: 1...count) }).prefix(changed)
+            try store.write { tx in
+                for id in ids { _ = try tx[items].update(id) { $0.quantity += 1 } }
+            }
+            return try seconds { _ = try blocking { try await sync.push() } }
+        }
+        let incremental = Figure(
+            name: "pg_push_1pct", value: incrementalSeconds * 1000, unit: "ms", baseline: pushSeconds * 1000,
+            ratio: incrementalSeconds / pushSeconds, ratioMeaning: "1% push / full push", direction: .lowerIsBetter,
+            baselineMeaning: "pg_push's full snapshot")
+        notes.append("pg_push_1pct: \(grouped(changed)) rows updated per push, through PostgresSync.push()")
+
+        // sync_latency_ms: replica A commits and pushes; replica B, listening, pulls and its
+        // derived query of the row wakes.
+        let (latencies, notifyLatencies) = try syncLatencies(store: store, sync: sync, target: pushTarget, rounds: 200)
+        blockingIgnoringErrors { await sync.close() }
+        let p50 = quantile(latencies, 0.5)
+        let p99 = quantile(latencies, 0.99)
+        let notifyP50 = quantile(notifyLatencies, 0.5)
+        let notifyP99 = quantile(notifyLatencies, 0.99)
+        notes.append("sync_latency_ms: two replicas in one process on separate connections, 200 rounds; a bare NOTIFY to LISTEN takes p50 \(String(notifyP50, decimals: 3)) ms, p99 \(String(notifyP99, decimals: 3)) ms")
+        return ([
+            push, pull, incremental,
+            Figure(
+                name: "sync_latency_ms", value: p50, unit: "ms (p50)", baseline: notifyP50, ratio: p50 / notifyP50,
+                ratioMeaning: "ours / bare NOTIFY", direction: .lowerIsBetter, baselineMeaning: "pg_notify to a LISTEN connection, p50"),
+            Figure(
+                name: "sync_latency_p99_ms", value: p99, unit: "ms (p99)", baseline: notifyP99, ratio: p99 / notifyP99,
+                ratioMeaning: "ours / bare NOTIFY", direction: .lowerIsBetter, baselineMeaning: "pg_notify to a LISTEN connection, p99"),
+        ], notes)
+    }
+
+    private func writeCSV(store: EntityStore, to path: String) throws {
+        var text = ""
+        text.reserveCapacity(store.state[items].count * 80)
+        func quoted(_ value: String) -> String { "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        for item in store.state[items] {
+            text += "\(item.id),\(quoted(item.name)),\(quoted(item.category)),\(item.quantity),\(item.price),\(item.note.map(quoted) ?? ""),\(item.ownerID)\n"
+        }
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
+    /// Seconds of `psql \copy` of the CSV file into a new table, then its primary key and index.
+    private func psqlCopySeconds(csv: String) throws -> Double {
+        try psql([
+            "-c", "DROP SCHEMA IF EXISTS bench_csv CASCADE", "-c", "CREATE SCHEMA bench_csv",
+            "-c", "CREATE TABLE bench_csv.items (id BIGINT, name TEXT, category TEXT, quantity BIGINT, price DOUBLE PRECISION, note TEXT, owner_id BIGINT)",
+        ], stdin: nil)
+        return try seconds {
+            try psql([
+                "-c", "\\copy bench_csv.items from stdin with (format csv)",
+                "-c", "ALTER TABLE bench_csv.items ADD PRIMARY KEY (id)",
+                "-c", "CREATE INDEX ON bench_csv.items (owner_id)",
+            ], stdin: csv)
+        }
+    }
+
+    private func psql(_ arguments: [String], stdin: String?) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        process.arguments = [url, "-q", "-v", "ON_ERROR_STOP=1"] + arguments
+        if let stdin { process.standardInput = FileHandle(forReadingAtPath: stdin) }
+        process.standardOutput = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment.merging(["PGOPTIONS": "-c client_min_messages=warning"]) { $1 }
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchFailure("psql failed with status \(process.terminationStatus)") }
+    }
+
+    /// Seconds of a plain SELECT of every row decoded into a Dictionary.
+    private func selectAllSeconds(target: PostgresTarget, expected: Int) async throws -> Double {
+        let connection = try await connect(target)
+        defer { Task { try? await connection.close() } }
+        let start = monotonicNanoseconds()
+        var dictionary: [Int: BenchItem] = [:]
+        let rows = try await connection.query(
+            "SELECT id, name, category, quantity, price, note, \"ownerID\" FROM bench_push.items", logger: Self.logger)
+        for try await (id, name, category, quantity, price, note, owner) in rows.decode((Int, String, String, Int, Double, String?, Int).self) {
+            dictionary[id] = BenchItem(id: id, name: name, category: category, quantity: quantity, price: price, note: note, ownerID: owner)
+        }
+        let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+        if dictionary.count != expected { progress("warning: SELECT read \(dictionary.count) rows, expected \(expected)") }
+        return elapsed
+    }
+
+    /// Commit+push on one replica to the notification of a derived query on another, and a
+    /// bare NOTIFY to LISTEN, in milliseconds.
+    private func syncLatencies(store: EntityStore, sync: PostgresSync, target: PostgresTarget, rounds: Int) throws -> ([Double], [Double]) {
+        let other = try makeEmptyStore()
+        let follower = PostgresSync(store: other, target: target)
+        _ = try blocking { try await follower.open() }
+        let running = Task { await follower.start() }
+        defer {
+            running.cancel()
+            blockingIgnoringErrors { await running.value; await follower.close() }
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        var generator = SplitMix64(seed: 99)
+        var latencies: [Double] = []
+        for _ in 0..<rounds {
+            let id = generator.int(in: 1...max(1, store.state[items].count))
+            let watched = other.derived(items, id: id)
+            let before = watched.value?.quantity
+            let woke = DispatchSemaphore(value: 0)
+            let observation = watched.observe { _, new in
+                if new?.quantity != before { woke.signal() }
+            }
+            let start = monotonicNanoseconds()
+            try store.write { tx in _ = try tx[items].update(id) { $0.quantity += 1 } }
+            _ = try blocking { try await sync.push() }
+            guard woke.wait(timeout: .now() + 5) == .success else { throw BenchFailure("the follower did not see a change within 5 s") }
+            latencies.append(Double(monotonicNanoseconds() - start) / 1e6)
+            observation.cancel()
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let notify = try blocking { try await notifyLatencies(target: target, rounds: rounds) }
+        return (latencies, notify)
+    }
+
+    private func notifyLatencies(target: PostgresTarget, rounds: Int) async throws -> [Double] {
+        let listener = try await connect(target)
+        let sender = try await connect(target)
+        defer {
+            Task {
+                try? await listener.close()
+                try? await sender.close()
+            }
+        }
+        return try await listener.listen(on: "bench_latency") { notifications in
+            var iterator = notifications.makeAsyncIterator()
+            var results: [Double] = []
+            for round in 0..<rounds {
+                let start = monotonicNanoseconds()
+                try await sender.query("SELECT pg_notify('bench_latency', \(String(round)))", logger: Self.logger)
+                _ = try await iterator.next()
+                results.append(Double(monotonicNanoseconds() - start) / 1e6)
+            }
+            return results
+        }
+    }
+
+    private func connect(_ target: PostgresTarget) async throws -> PostgresConnection {
+        let configuration = PostgresConnection.Configuration(
+            host: target.host, port: target.port, username: target.username, password: target.password, database: target.database, tls: .disable)
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
+    }
+
+    private func dropSchemas(_ names: [String]) {
+        for name in names { try? psql(["-c", "DROP SCHEMA IF EXISTS \(name) CASCADE"], stdin: nil) }
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        return logger
+    }()
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private func quantile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+/// Runs async work from the synchronous harness, waiting for it.
+func blocking<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) throws -> R {
+    let box = BlockingResult<R>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result = box.result else { throw BenchFailure("the operation did not complete") }
+    return try result.get()
+}
+
+func blockingIgnoringErrors(_ body: @escaping @Sendable () async -> Void) {
+    _ = try? blocking { await body() }
+}
+
+private final class BlockingResult<R: Sendable>: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `result` is written once by the task before it
+    // signals the semaphore, and read only after the wait on it returns.
+    var result: Result<R, any Error>?
+}

@@ -1,0 +1,676 @@
+#if PostgreSQL
+import EntityStore
+import Foundation
+import NIOCore
+import PostgresNIO
+import StoreCore
+import Synchronization
+
+/// Something a ``PostgresSync`` did or met while running, for its ``PostgresSync/events`` stream.
+public enum PostgresSyncEvent: Sendable, CustomStringConvertible {
+    /// A pull applied others' changes: the position reached and the rows changed.
+    case pulled(position: Int64, rows: Int)
+    /// The replica reloaded everything (its position was pruned from the change log, or
+    /// the schema was replaced by a full snapshot), discarding local changes not pushed.
+    case reloaded(position: Int64, reason: String)
+    /// A push wrote this many rows at this position.
+    case pushed(position: Int64, rows: Int)
+    /// An operation of ``PostgresSync/start()`` failed; it goes on (retrying after a pause).
+    case failed(PostgresStoreError)
+
+    /// One line.
+    public var description: String {
+        switch self {
+        case let .pulled(position, rows): return "pulled \(rows) row(s), now at position \(position)"
+        case let .reloaded(position, reason): return "reloaded everything at position \(position): \(reason)"
+        case let .pushed(position, rows): return "pushed \(rows) row(s) at position \(position)"
+        case let .failed(error): return "sync error: \(error)"
+        }
+    }
+}
+
+/// What one ``PostgresSync/push()`` or ``PostgresSync/pull()`` did.
+public struct PostgresSyncSummary: Sendable, Equatable {
+    /// The change-log position the replica is at afterwards (push: the push's own position).
+    public let position: Int64
+    /// Rows written (push) or changed locally (pull).
+    public let rows: Int
+    /// Whether a pull reloaded everything.
+    public let reloaded: Bool
+}
+
+/// Keeps an ``EntityStore`` in sync with a store in PostgreSQL shared by several
+/// processes: each process is a replica holding the whole store in memory, answering
+/// queries locally, and exchanging changes through the database.
+///
+/// - ``push()`` writes the local change sets since the last push, in one transaction,
+///   with optimistic concurrency per row: if another process changed one of the rows
+///   since this replica last pulled, the whole push is refused
+///   (``PostgresStoreError/conflict(_:)``, listing the rows) and nothing is written.
+///   ``write(retrying:_:)`` redoes a write after pulling until its push goes through.
+/// - ``pull()`` applies every change other processes pushed since this replica's
+///   position, as one local commit: observers, derived and live queries wake as for any
+///   commit.
+/// - ``start()`` pulls continuously (woken by `NOTIFY`, or polling), until cancelled.
+///
+/// Every push appends the IDs it wrote to the change log (`entitystore_changes`) under
+/// one new position (`entitystore_meta.log_head`, incremented under a row lock, so
+/// positions follow commit order), and stamps the rows it writes with that position
+/// (`entitystore_revision`). A replica whose position was pruned from the log
+/// (``prune(keepingAfter:)``) reloads everything and reports it.
+///
+/// Local changes to rows that a pull brings are replaced by the pulled values (the
+/// server wins); `write(retrying:)` is how to make a change that must not be lost.
+public final class PostgresSync: Sendable {
+    /// How a running sync learns of others' pushes.
+    public enum Wakeup: Sendable, Equatable {
+        /// `LISTEN` on the schema's channel (pushes `NOTIFY` it at commit).
+        case listen
+        /// Poll the change log: for servers without `LISTEN` (CockroachDB).
+        case poll(every: Duration)
+    }
+
+    /// Settings.
+    public struct Options: Sendable {
+        /// How ``PostgresSync/start()`` wakes up.
+        public var wakeup: Wakeup = .listen
+        /// The pause after a failed operation in ``PostgresSync/start()`` before the next try.
+        public var retryDelay: Duration = .milliseconds(500)
+        /// A name for this replica, recorded with its changes in the change log.
+        public var origin: String = ProcessInfo.processInfo.hostName + "/" + String(ProcessInfo.processInfo.processIdentifier)
+
+        /// The defaults: `LISTEN`, 0.5 s between retries.
+        public init() {}
+    }
+
+    /// The store this sync keeps current.
+    public let store: EntityStore
+    /// The server and schema.
+    public let target: PostgresTarget
+    /// The settings.
+    public let options: Options
+    /// Everything ``start()`` does and meets, as it happens (unbounded; read it or ignore it).
+    public let events: AsyncStream<PostgresSyncEvent>
+
+    private let continuation: AsyncStream<PostgresSyncEvent>.Continuation
+    private let shared: Locked<Shared>
+    private let operations = AsyncLock()
+    private let connectionBox = ConnectionBox()
+    private let hookToken = Locked<Observation?>(nil)
+
+    /// The commit name of the commits a sync makes itself (pulls, undos): they are others'
+    /// changes, never pushed back.
+    static let ownCommitName = "entitystore.postgres.pull"
+
+    struct Shared {
+        /// Every change up to this position is in the store.
+        var position: Int64 = -1
+        /// Positions of this replica's own pushes after `position`.
+        var mine: Set<Int64> = []
+        /// Published transitions not yet folded into `pending`.
+        var transitions: [Transition] = []
+        /// IDs changed locally and not pushed, per table.
+        var pending: [String: Set<AnyHashable>] = [:]
+        /// A local commit replaced everything (a restore): only a full snapshot can push it.
+        var replacedLocally = false
+        /// Change sets captured for `write(retrying:)`, by commit name.
+        var captured: [String: ChangeSet] = [:]
+        var capturing: Set<String> = []
+    }
+
+    struct Transition {
+        let changeSet: ChangeSet
+        let follows: Bool
+    }
+
+    /// A sync for `store` and the store in `target`'s schema. Local commits are recorded
+    /// from now on; call ``open()`` before anything else.
+    /// - Complexity: O(1); each later commit costs O(1) extra under the store's lock.
+    public init(store: EntityStore, target: PostgresTarget, options: Options = Options()) {
+        self.store = store
+        self.target = target
+        self.options = options
+        (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self)
+        let shared = Locked(Shared())
+        self.shared = shared
+        let token = store.core.addPublishHook(startingWith: { _ in }) { changes in
+            shared.withLock { state in
+                if changes.name == Self.ownCommitName { return }
+                if state.capturing.contains(changes.name) { state.captured[changes.name] = changes.current.changeSet }
+                state.transitions.append(Transition(
+                    changeSet: changes.current.changeSet, follows: changes.current.followsByChangeSet(changes.previous)))
+            }
+        }
+        hookToken.withLock { $0 = token }
+    }
+
+    deinit {
+        continuation.finish()
+        hookToken.withLock { $0?.cancel() }
+        if let connection = connectionBox.get() {
+            // The completion keeps the connection alive until it is closed.
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
+    /// Closes the sync's connection (the next operation opens a new one) and stops
+    /// recording local commits. Call it when done; releasing the sync does it too.
+    public func close() async {
+        hookToken.withLock { $0?.cancel() }
+        if let connection = connectionBox.get() {
+            connectionBox.set(nil)
+            try? await connection.close()
+        }
+    }
+
+    /// The change-log position the store is at (-1 before ``open()``).
+    public var position: Int64 { shared.withLock { $0.position } }
+
+    /// Joins the store in the database: loads it into the store (replacing the store's
+    /// tables) if the schema holds one, or writes the store there as a full snapshot if
+    /// not (`createIfMissing`). Returns the position reached.
+    /// - Complexity: a full restore or snapshot, O(n log n).
+    @discardableResult
+    public func open(createIfMissing: Bool = true) async throws(PostgresStoreError) -> Int64 {
+        await operations.lock()
+        do {
+            let position = try await openLocked(createIfMissing: createIfMissing)
+            await operations.unlock()
+            return position
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    private func openLocked(createIfMissing: Bool) async throws(PostgresStoreError) -> Int64 {
+        do {
+            return try await reload(reason: nil)
+        } catch {
+            guard case .notAStore = error, createIfMissing else { throw error }
+        }
+        clearLocalChanges()
+        let summary = try await store.state.writeSnapshot(to: target)
+        shared.withLock {
+            $0.position = summary.position
+            $0.mine = []
+        }
+        return summary.position
+    }
+
+    private func clearLocalChanges() {
+        shared.withLock {
+            $0.transitions = []
+            $0.pending = [:]
+            $0.replacedLocally = false
+        }
+    }
+
+    /// Loads everything (inside the operations lock).
+    private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
+        clearLocalChanges()
+        let (state, metadata) = try await PostgresSnapshotReader(target: target).read(schema: store.schema)
+        do {
+            try store.replaceAll(with: state, name: Self.ownCommitName)
+        } catch {
+            throw .invalidData(table: "?", detail: String(describing: error))
+        }
+        shared.withLock {
+            $0.position = metadata.head
+            $0.mine = []
+            $0.transitions = []
+            $0.pending = [:]
+        }
+        if let reason { continuation.yield(.reloaded(position: metadata.head, reason: reason)) }
+        return metadata.head
+    }
+
+    // MARK: Push
+
+    /// Writes every local change since the last push, in one transaction, with one new
+    /// change-log position; returns it with the number of rows written (0 and the
+    /// current position when there was nothing to push).
+    ///
+    /// - Throws: ``PostgresStoreError/conflict(_:)`` when another process changed any of
+    ///   the rows since this replica's position (nothing is written; pull, then redo the
+    ///   change, as ``write(retrying:_:)`` does); connection errors (nothing is written,
+    ///   the local changes stay pending for the next push).
+    /// - Complexity: O(changed rows) encoded and sent with `COPY`, plus a few round trips
+    ///   per changed table.
+    @discardableResult
+    public func push() async throws(PostgresStoreError) -> PostgresSyncSummary {
+        await operations.lock()
+        do {
+            let summary = try await pushLocked()
+            await operations.unlock()
+            return summary
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    /// Folds published transitions into the pending IDs.
+    private func absorbTransitions() -> (pending: [String: Set<AnyHashable>], replaced: Bool, position: Int64, mine: Set<Int64>) {
+        let tables = store.schema.tables
+        return shared.withLock { state in
+            for transition in state.transitions {
+                if !transition.follows || transition.changeSet.replacedAll {
+                    state.replacedLocally = true
+                    continue
+                }
+                for table in tables where transition.changeSet.changed(table: table.name) {
+                    guard let typed = table as? any TypedTable else { continue }
+                    let ids = changedIDs(typed, transition.changeSet)
+                    if !ids.isEmpty { state.pending[table.name, default: []].formUnion(ids) }
+                }
+            }
+            state.transitions = []
+            return (state.pending, state.replacedLocally, state.position, state.mine)
+        }
+    }
+
+    private func pushLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
+        let (batches, position, mine) = try pendingBatches()
+        guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
+        let schema = target.schema
+        let origin = options.origin
+        let (newPosition, rows, previousHead) = try await withConnection { connection in
+            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+                try await PushTransaction(schema: schema, origin: origin, position: position, mine: mine)
+                    .run(batches, connection)
+            }
+        }
+        return finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+    }
+
+    /// Records a committed push.
+    private func finishPush(position newPosition: Int64, rows: Int, previousHead: Int64, batches: [any PushBatch]) -> PostgresSyncSummary {
+        shared.withLock { state in
+            if previousHead == state.position {
+                // Nobody pushed between our position and this push: we are at its position.
+                state.position = newPosition
+            } else {
+                state.mine.insert(newPosition)
+            }
+            for batch in batches {
+                state.pending[batch.tableName]?.subtract(batch.ids.ids)
+                if state.pending[batch.tableName]?.isEmpty == true { state.pending[batch.tableName] = nil }
+            }
+        }
+        continuation.yield(.pushed(position: newPosition, rows: rows))
+        return PostgresSyncSummary(position: newPosition, rows: rows, reloaded: false)
+    }
+
+    /// The batches of the pending changes, read from the current state.
+    private func pendingBatches() throws(PostgresStoreError) -> (batches: [any PushBatch], position: Int64, mine: Set<Int64>) {
+        let (pending, replaced, position, mine) = absorbTransitions()
+        guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
+        if replaced {
+            throw .conflict([PostgresConflict(table: "*", id: "*", expectedRevision: position, serverRevision: -1)])
+        }
+        let state = store.state
+        var batches: [any PushBatch] = []
+        for table in store.schema.tables {
+            guard let ids = pending[table.name], !ids.isEmpty, let typed = table as? any TypedTable else { continue }
+            batches.append(try makeBatch(typed, ids: ids, state: state))
+        }
+        return (batches, position, mine)
+    }
+
+    private func makeBatch<T: TypedTable>(_ table: T, ids: Set<AnyHashable>, state: EntityState) throws(PostgresStoreError) -> any PushBatch {
+        let view = state[table.typed]
+        var upserts: [T.Element] = []
+        var removals: [T.Element.ID] = []
+        for id in ids {
+            guard let typedID = id.base as? T.Element.ID else { continue }
+            if let entity = view.find(typedID) { upserts.append(entity) } else { removals.append(typedID) }
+        }
+        return TypedPushBatch(table: table, upserts: upserts, removals: removals, ids: IDSet(ids))
+    }
+
+    // MARK: Pull
+
+    /// Applies every change others pushed since this replica's position, as one local
+    /// commit (named ``ownCommitName``, and never pushed back). A replica whose position
+    /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
+    /// - Complexity: O(rows changed since the position), in one read-only transaction.
+    @discardableResult
+    public func pull() async throws(PostgresStoreError) -> PostgresSyncSummary {
+        await operations.lock()
+        do {
+            let summary = try await pullLocked()
+            await operations.unlock()
+            return summary
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    private func pullLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
+        _ = absorbTransitions()
+        let (position, mine) = shared.withLock { ($0.position, $0.mine) }
+        guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
+        let schema = store.schema
+        let target = self.target
+        let outcome: PullOutcome = try await withConnection { connection in
+            try await SQL.run(connection, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
+                try await SQL.run(connection, "COMMIT")
+                return outcome
+            } catch {
+                _ = try? await SQL.run(connection, "ROLLBACK")
+                throw error
+            }
+        }
+        return try await finishPull(outcome)
+    }
+
+    /// Applies what a pull found, as one commit of the sync's own.
+    private func finishPull(_ outcome: PullOutcome) async throws(PostgresStoreError) -> PostgresSyncSummary {
+        switch outcome {
+        case let .reload(reason):
+            let reached = try await reload(reason: reason)
+            return PostgresSyncSummary(position: reached, rows: store.state.tableNames.reduce(0) { $0 + (store.state.count(ofTable: $1) ?? 0) }, reloaded: true)
+        case let .changes(head, tables):
+            return try applyPulled(head: head, tables: tables)
+        }
+    }
+
+    private func applyPulled(head: Int64, tables: [any PulledTable]) throws(PostgresStoreError) -> PostgresSyncSummary {
+        var changed = 0
+        if !tables.isEmpty {
+            do {
+                changed = try store.write(Self.ownCommitName) { transaction in
+                    var count = 0
+                    for table in tables { count += try table.apply(to: transaction) }
+                    return count
+                }
+            } catch {
+                throw .invalidData(table: "?", detail: "cannot apply pulled changes: \(error)")
+            }
+        }
+        shared.withLock { state in
+            state.position = max(state.position, head)
+            state.mine = state.mine.filter { $0 > head }
+            for table in tables {
+                state.pending[table.tableName]?.subtract(table.ids.ids)
+                if state.pending[table.tableName]?.isEmpty == true { state.pending[table.tableName] = nil }
+            }
+        }
+        if changed > 0 { continuation.yield(.pulled(position: head, rows: changed)) }
+        return PostgresSyncSummary(position: head, rows: changed, reloaded: false)
+    }
+
+    // MARK: Write with retry
+
+    /// Runs `body` as a local write, then pushes; when the push meets a conflict, undoes
+    /// the write locally, pulls, and runs `body` again on the fresh values, up to
+    /// `attempts` times. Returns `body`'s result from the write that was pushed.
+    ///
+    /// This is how to change shared data without losing others' updates: two processes
+    /// that each increment a counter 1,000 times through it end with 2,000.
+    /// - Throws: what `body` throws, ``PostgresStoreError/conflict(_:)`` after the last
+    ///   attempt, or a connection error (the local write then stays, pending).
+    public func write<Result: Sendable>(retrying attempts: Int = 100, _ body: (Transaction) throws -> Result) async throws -> Result {
+        var attempt = 0
+        while true {
+            if attempt >= Self.optimisticAttempts {
+                // A replica that keeps losing to busier ones takes its turn: it holds the log
+                // head (other pushes wait), pulls, runs `body` and pushes in one transaction.
+                do {
+                    return try await lockedWrite(body)
+                } catch PostgresStoreError.conflict(let rows) where attempt + 1 < attempts && rows.first?.table == "*reload" {
+                    attempt += 1
+                    try await pull()
+                    continue
+                }
+            }
+            let name = "entitystore.postgres.write." + UUID().uuidString
+            shared.withLock { _ = $0.capturing.insert(name) }
+            let result: Result
+            do {
+                result = try store.write(name, body)
+            } catch {
+                shared.withLock { _ = $0.capturing.remove(name) }
+                throw error
+            }
+            let changeSet = shared.withLock { state -> ChangeSet? in
+                state.capturing.remove(name)
+                return state.captured.removeValue(forKey: name)
+            }
+            do {
+                try await push()
+                return result
+            } catch {
+                guard case .conflict = error, attempt + 1 < attempts else { throw error }
+                attempt += 1
+                if let changeSet { try undo(changeSet) }
+                try await pull()
+                // Randomized backoff, so that two replicas do not collide in lockstep.
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+            }
+        }
+    }
+
+    /// Optimistic tries of `write(retrying:)` before it takes the log head's lock.
+    static let optimisticAttempts = 3
+
+    /// Pull, `body` and push in one transaction holding the log head: it cannot conflict.
+    private func lockedWrite<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
+        await operations.lock()
+        do {
+            let result = try await lockedWriteHeld(body)
+            await operations.unlock()
+            return result
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    private func lockedWriteHeld<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
+        _ = absorbTransitions()
+        let (position, mine) = shared.withLock { ($0.position, $0.mine) }
+        let schema = store.schema
+        let target = self.target
+        let origin = options.origin
+        let meta = SQL.qualified(target.schema, "entitystore_meta")
+        let connection: PostgresConnection
+        if let open = connectionBox.get(), !open.isClosed {
+            connection = open
+        } else {
+            connection = try await target.connect()
+            connectionBox.set(connection)
+        }
+        do {
+            try await SQL.run(connection, "BEGIN")
+            do {
+                _ = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
+                let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
+                guard case let .changes(head, tables) = outcome else {
+                    throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
+                }
+                _ = try applyPulled(head: head, tables: tables)
+                let result = try store.write("write", body)
+                let (batches, currentPosition, currentMine) = try pendingBatches()
+                var summary: (Int64, Int, Int64)?
+                if !batches.isEmpty {
+                    summary = try await PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
+                        .run(batches, connection)
+                }
+                try await SQL.run(connection, "COMMIT")
+                if let (newPosition, rows, previousHead) = summary {
+                    _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+                }
+                return result
+            } catch {
+                _ = try? await SQL.run(connection, "ROLLBACK")
+                throw error
+            }
+        } catch {
+            let mapped = PostgresStoreError.from(error, server: target.server)
+            if mapped.isTransient || connection.isClosed {
+                connectionBox.set(nil)
+                try? await connection.close()
+            }
+            throw mapped
+        }
+    }
+
+    /// Puts back what `changeSet` changed, as a commit of the sync's own.
+    private func undo(_ changeSet: ChangeSet) throws {
+        let tables = store.schema.tables
+        try store.write(Self.ownCommitName) { transaction in
+            for table in tables where changeSet.changed(table: table.name) {
+                guard let typed = table as? any TypedTable else { continue }
+                try undoTable(typed, changeSet, transaction)
+            }
+        }
+    }
+
+    // MARK: Continuous pulling
+
+    /// Pulls whenever others push, until the calling task is cancelled; then returns.
+    /// Errors never end it: each is reported through ``events`` as
+    /// ``PostgresSyncEvent/failed(_:)`` and the loop goes on after ``Options/retryDelay``.
+    /// With ``Wakeup/listen`` it holds one more connection, listening on the schema's
+    /// channel; with ``Wakeup/poll(every:)`` it pulls at that interval.
+    public func start() async {
+        while !Task.isCancelled {
+            switch options.wakeup {
+            case let .poll(interval):
+                await pullReporting()
+                try? await Task.sleep(for: interval)
+            case .listen:
+                do {
+                    try await listenOnce()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    if Task.isCancelled { return }
+                    continuation.yield(.failed(PostgresStoreError.from(error, server: target.server)))
+                    try? await Task.sleep(for: options.retryDelay)
+                }
+            }
+        }
+    }
+
+    private func pullReporting() async {
+        do { try await pull() } catch {
+            if !Task.isCancelled { continuation.yield(.failed(error)) }
+        }
+    }
+
+    /// One `LISTEN` session: pulls once listening (to catch up), then on each notification.
+    private func listenOnce() async throws {
+        let connection = try await target.connect()
+        let channel = SQL.channel(for: target.schema)
+        try await withTaskCancellationHandler {
+            defer { Task { try? await connection.close() } }
+            try await connection.listen(on: channel) { notifications in
+                await pullReporting()
+                for try await _ in notifications {
+                    if Task.isCancelled { return }
+                    await pullReporting()
+                }
+            }
+        } onCancel: {
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in }
+        }
+        if Task.isCancelled { throw CancellationError() }
+    }
+
+    // MARK: Log pruning
+
+    /// Deletes the change log's entries up to `position` (replicas behind it reload
+    /// fully on their next pull). Returns how many entries went.
+    /// - Complexity: O(entries removed), through the log's position index.
+    @discardableResult
+    public func prune(keepingAfter position: Int64) async throws(PostgresStoreError) -> Int {
+        let schema = target.schema
+        return try await withConnection { connection in
+            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+                let head = try await SQL.rows(
+                    connection, "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+                let current = Int64(try head.first?.decode(String.self) ?? "0") ?? 0
+                let cut = min(position, current)
+                let deleted = try await SQL.rows(
+                    connection,
+                    "WITH d AS (DELETE FROM \(SQL.qualified(schema, "entitystore_changes")) WHERE position <= $1 RETURNING 1) SELECT count(*) FROM d",
+                    SQL.binds([cut]))
+                try await SQL.run(
+                    connection,
+                    "UPDATE \(SQL.qualified(schema, "entitystore_meta")) SET value = GREATEST(value::bigint, $1)::text WHERE key = 'log_start'",
+                    SQL.binds([cut]))
+                return Int(try deleted.first?.decode(Int64.self) ?? 0)
+            }
+        }
+    }
+
+    // MARK: Connection
+
+    /// The server process of the sync's open connection, if one is open (tests cut it).
+    func backendProcessID() async throws -> Int32? {
+        guard let connection = connectionBox.get() else { return nil }
+        return try await SQL.rows(connection, "SELECT pg_backend_pid()").first?.decode(Int32.self)
+    }
+
+    /// Runs `body` on the sync's connection (opened on first use, dropped after an error
+    /// so the next operation reconnects).
+    private func withConnection<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws(PostgresStoreError) -> R {
+        let connection: PostgresConnection
+        if let open = connectionBox.get(), !open.isClosed {
+            connection = open
+        } else {
+            connection = try await target.connect()
+            connectionBox.set(connection)
+        }
+        do {
+            return try await body(connection)
+        } catch {
+            let mapped = PostgresStoreError.from(error, server: target.server)
+            if case .conflict = mapped {} else if mapped.isTransient || connection.isClosed {
+                connectionBox.set(nil)
+                try? await connection.close()
+            }
+            throw mapped
+        }
+    }
+}
+
+/// A value behind a lock, shareable by reference (a `Mutex` alone cannot be captured).
+final class Locked<Value>: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: the value is only reached through `withLock`, under
+    // the mutex; callers only ever put `Sendable` values or `Entity.ID`s in it.
+    private let mutex: Mutex<Value>
+    init(_ value: sending Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout sending Value) throws -> sending R) rethrows -> sending R {
+        try mutex.withLock(body)
+    }
+}
+
+/// The sync's one connection, kept between operations (which the operations lock serializes).
+final class ConnectionBox: Sendable {
+    private let value = Mutex<PostgresConnection?>(nil)
+    func get() -> PostgresConnection? { value.withLock { $0 } }
+    func set(_ connection: PostgresConnection?) { value.withLock { $0 = connection } }
+}
+
+/// The IDs a change set changed in `table`.
+private func changedIDs<T: TypedTable>(_ table: T, _ changeSet: ChangeSet) -> [AnyHashable] {
+    changeSet[table.typed].changedIDs.map { AnyHashable($0) }
+}
+
+/// Puts back the previous values `changeSet` holds for `table`.
+private func undoTable<T: TypedTable>(_ table: T, _ changeSet: ChangeSet, _ transaction: Transaction) throws {
+    let changes = changeSet[table.typed]
+    let writer = transaction[table.typed]
+    for id in changes.inserted { _ = try writer.remove(id) }
+    for (_, old) in changes.updated { _ = try writer.upsert(old) }
+    for (_, old) in changes.removed { _ = try writer.upsert(old) }
+}
+#endif

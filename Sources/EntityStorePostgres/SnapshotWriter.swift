@@ -1,0 +1,252 @@
+#if PostgreSQL
+import EntityStore
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// What a full snapshot to PostgreSQL wrote.
+public struct PostgresSnapshotSummary: Sendable, CustomStringConvertible {
+    /// One table and its rows.
+    public struct TableCount: Sendable, Hashable {
+        /// The table's name.
+        public let name: String
+        /// Its rows.
+        public let rows: Int
+    }
+    /// Where it went (no password).
+    public let target: String
+    /// The change-log position the stored contents are at.
+    public let position: Int64
+    /// The tables, in schema order.
+    public let tables: [TableCount]
+    /// Wall time.
+    public let duration: Duration
+
+    /// The total number of rows.
+    public var rows: Int { tables.reduce(0) { $0 + $1.rows } }
+
+    /// `N rows in M tables to target in T`.
+    public var description: String {
+        "\(rows) rows in \(tables.count) tables to \(target) in \(duration)"
+    }
+}
+
+/// Writes a whole state into a schema, replacing what it held, in one transaction.
+///
+/// Everything is built in a new schema with a random name: tables with generated names
+/// and columns, loaded with `COPY ... FROM STDIN` (text format: postgres-nio offers no
+/// other), then renamed to the entity tables' names (quoted), keyed and indexed. The old
+/// schema is dropped and the new one renamed over it before the commit, so a reader sees
+/// the old contents or the new, never a mix; any failure (or a killed process, or a
+/// server that stops) rolls everything back and leaves the old contents.
+struct PostgresSnapshotWriter {
+    let state: EntityState
+    let target: PostgresTarget
+    var appSchemaVersion = 0
+    /// Rows per `COPY` message.
+    static let bytesPerMessage = 1 << 20
+
+    func write() async throws(PostgresStoreError) -> PostgresSnapshotSummary {
+        let start = ContinuousClock.now
+        try SQL.checkIdentifier(target.schema, what: "the schema", table: target.schema)
+        for name in state.tableNames {
+            try SQL.checkIdentifier(name, what: "the table", table: name)
+            if name.hasPrefix("entitystore_") {
+                throw .encodingFailed(table: name, detail: "table names starting with 'entitystore_' are reserved for the store's metadata")
+            }
+        }
+        let (position, counts) = try await target.withConnection { connection in
+            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+                try await self.writeAll(connection)
+            }
+        }
+        return PostgresSnapshotSummary(
+            target: target.description, position: position, tables: counts, duration: ContinuousClock.now - start)
+    }
+
+    private func writeAll(_ connection: PostgresConnection) async throws -> (Int64, [PostgresSnapshotSummary.TableCount]) {
+        let schema = target.schema
+        let previousHead = try await Self.lockExisting(schema: schema, connection)
+        let head = previousHead + 1
+        let stage = "entitystore_stage_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try await SQL.run(connection, "CREATE SCHEMA \(SQL.quote(stage))")
+        // COPY names its table unqualified (postgres-nio builds that statement), so the
+        // generated tables are found through the search path, for this transaction only.
+        try await SQL.run(connection, "SET LOCAL search_path TO \(SQL.quote(stage))")
+        try await MetadataTables.create(in: stage, connection)
+        var counts: [PostgresSnapshotSummary.TableCount] = []
+        for (position, table) in state.schema.tables.enumerated() {
+            guard let typed = table as? any TypedTable else {
+                throw PostgresStoreError.schemaMismatch(table: table.name, detail: "not a typed table")
+            }
+            let layout = try await copy(typed, position: position, into: stage, revision: head, connection)
+            let rows = state.count(ofTable: table.name) ?? 0
+            try await MetadataTables.record(table, layout: layout, rows: rows, position: position, in: stage, connection)
+            try await MetadataTables.createIndexes(for: table, layout: layout, in: stage, connection)
+            counts.append(.init(name: table.name, rows: rows))
+        }
+        try await Self.recordMeta(in: stage, head: head, appSchemaVersion: appSchemaVersion, connection)
+        try await SQL.run(connection, "DROP SCHEMA IF EXISTS \(SQL.quote(schema)) CASCADE")
+        try await SQL.run(connection, "ALTER SCHEMA \(SQL.quote(stage)) RENAME TO \(SQL.quote(schema))")
+        // Delivered at commit: replicas that listen reload.
+        try await SQL.run(connection, "SELECT pg_notify($1, $2)", SQL.binds([SQL.channel(for: schema), String(head)]))
+        return (head, counts)
+    }
+
+    /// The change-log head of the store in `schema`, locked until the transaction ends
+    /// (pushes wait for it); 0 when there is none.
+    /// - Throws: ``PostgresStoreError/notAStore(schema:reason:)`` for a schema that holds
+    ///   other tables, which a snapshot must never drop.
+    static func lockExisting(schema: String, _ connection: PostgresConnection) async throws -> Int64 {
+        let exists = try await SQL.rows(connection, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", SQL.binds([schema]))
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
+        let meta = try await SQL.rows(connection, "SELECT to_regclass($1) IS NOT NULL", SQL.binds([SQL.qualified(schema, "entitystore_meta")]))
+        guard try meta.first?.decode(Bool.self) == true else {
+            let others = try await SQL.rows(
+                connection, "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1",
+                SQL.binds([schema]))
+            if try (others.first?.decode(Int64.self) ?? 0) > 0 {
+                throw PostgresStoreError.notAStore(schema: schema, reason: "it holds other tables, which a snapshot would drop; choose another schema")
+            }
+            return 0
+        }
+        let head = try await SQL.rows(
+            connection, "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+        return Int64(try head.first?.decode(String.self) ?? "0") ?? 0
+    }
+
+    static func recordMeta(in schema: String, head: Int64, appSchemaVersion: Int, _ connection: PostgresConnection) async throws {
+        let keys = ["format_version", "app_schema_version", "library", "created_at", "log_head", "log_start"]
+        let values = [
+            String(MetadataTables.formatVersion), String(appSchemaVersion), "EntityStorePostgres",
+            Date().formatted(.iso8601), String(head), String(head),
+        ]
+        try await SQL.run(
+            connection,
+            "INSERT INTO \(SQL.qualified(schema, "entitystore_meta")) (key, value) SELECT k, v FROM unnest($1::text[], $2::text[]) AS u(k, v)",
+            SQL.binds([keys, values]))
+    }
+
+    /// Creates and fills one table under a generated name, then gives it its own name,
+    /// its columns' names and its primary key.
+    private func copy<T: TypedTable>(
+        _ table: T, position: Int, into stage: String, revision: Int64, _ connection: PostgresConnection
+    ) async throws -> WriteLayout {
+        let view = state[table.typed]
+        let generated = "entitystore_t\(position)"
+        var source = try RowSource(view: view, table: table.name)
+        var layout = source.initialLayout
+        var pending: [(name: String, value: EncodedValue)]?
+        // Seed the columns from the first row, so the table starts with them.
+        if let first = try source.next() {
+            _ = try layout.absorb(first)
+            pending = first
+        }
+        func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
+        var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
+        definitions.append("\"entitystore_revision\" BIGINT NOT NULL")
+        try await SQL.run(connection, "CREATE TABLE \(SQL.qualified(stage, generated)) (\(definitions.joined(separator: ", ")))")
+        var finished = pending == nil
+        var changes: [WriteLayout.Change] = []
+        var row: [PGValue] = []
+        while !finished {
+            for change in changes {
+                switch change {
+                case let .add(column):
+                    try await SQL.run(
+                        connection, "ALTER TABLE \(SQL.qualified(stage, generated)) ADD COLUMN \(SQL.quote(columnName(column))) \(layout.sqlType(column))")
+                case let .retype(column):
+                    try await SQL.run(
+                        connection,
+                        "ALTER TABLE \(SQL.qualified(stage, generated)) ALTER COLUMN \(SQL.quote(columnName(column))) TYPE \(layout.sqlType(column)) USING NULL")
+                }
+            }
+            changes = []
+            let columns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
+            try await connection.copyFrom(table: generated, columns: columns, logger: PostgresTarget.logger) { writer in
+                var buffer = ByteBuffer()
+                buffer.reserveCapacity(Self.bytesPerMessage + 4096)
+                while true {
+                    let fields: [(name: String, value: EncodedValue)]
+                    if let waiting = pending {
+                        fields = waiting
+                        pending = nil
+                    } else if let next = try source.next() {
+                        let needed = try layout.absorb(next)
+                        if !needed.isEmpty {
+                            // The table needs a column first: end this COPY, change it, go on.
+                            changes = needed
+                            pending = next
+                            break
+                        }
+                        fields = next
+                    } else {
+                        finished = true
+                        break
+                    }
+                    layout.values(fields, into: &row)
+                    for value in row {
+                        CopyText.append(value, to: &buffer)
+                        buffer.writeInteger(UInt8(9))
+                    }
+                    CopyText.append(.integer(revision), to: &buffer)
+                    buffer.writeInteger(UInt8(10))
+                    if buffer.readableBytes >= Self.bytesPerMessage {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            }
+        }
+        for column in layout.columns.indices {
+            try await SQL.run(
+                connection,
+                "ALTER TABLE \(SQL.qualified(stage, generated)) RENAME COLUMN \(SQL.quote(columnName(column))) TO \(SQL.quote(layout.columns[column].name))")
+        }
+        try await SQL.run(connection, "ALTER TABLE \(SQL.qualified(stage, generated)) RENAME TO \(SQL.quote(table.name))")
+        try await SQL.run(connection, "ALTER TABLE \(SQL.qualified(stage, table.name)) ADD PRIMARY KEY (\"id\")")
+        return layout
+    }
+}
+
+/// The encoded rows of one table, one at a time, in insertion order.
+struct RowSource<E: Entity> {
+    private var iterator: TableView<E>.Iterator
+    private let encoder = PGRowEncoder()
+    private let dynamic: DynamicKinds?
+    let table: String
+    let initialLayout: WriteLayout
+
+    init(view: TableView<E>, table: String) throws(PostgresStoreError) {
+        self.iterator = view.makeIterator()
+        self.table = table
+        if let records = view as? TableView<DynamicRecord> {
+            let kinds = try DynamicKinds(records: records, table: table)
+            self.dynamic = kinds
+            self.initialLayout = kinds.layout
+        } else {
+            self.dynamic = nil
+            self.initialLayout = WriteLayout(table: table)
+        }
+    }
+
+    /// The next row's fields, or nil at the end. O(fields).
+    mutating func next() throws(PostgresStoreError) -> [(name: String, value: EncodedValue)]? {
+        guard let entity = iterator.next() else { return nil }
+        return try Self.fields(of: entity, encoder: encoder, dynamic: dynamic, table: table)
+    }
+
+    static func fields(
+        of entity: E, encoder: PGRowEncoder, dynamic: DynamicKinds?, table: String
+    ) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
+        if let dynamic, let record = entity as? DynamicRecord { return dynamic.fields(of: record) }
+        do {
+            try encoder.encode(entity)
+        } catch {
+            throw .encodingFailed(table: table, detail: "entity \(entity.id): \(error)")
+        }
+        return encoder.fields
+    }
+}
+#endif

@@ -1,0 +1,326 @@
+#if PostgreSQL
+import EntityStore
+import Foundation
+import PostgresNIO
+
+/// The columns of one stored table: `id` first, then the fields, growing as rows reveal
+/// fields (an optional field that was nil in every earlier row).
+struct WriteLayout: Sendable {
+    struct Column: Sendable {
+        var name: String
+        var kind: PostgresColumnKind?
+        var nullable: Bool
+    }
+
+    /// A change to the table a row needs before it can be stored.
+    enum Change: Equatable {
+        /// A new column at this position.
+        case add(Int)
+        /// A column that held only NULLs (typed TEXT) takes the type of its first value.
+        case retype(Int)
+    }
+
+    let table: String
+    private(set) var columns: [Column]
+    private(set) var index: [String: Int]
+    private(set) var rows = 0
+    private var seen: [Int] = []
+    /// Field orders seen, by field count, with their columns' positions: rows of a typed
+    /// table encode their fields in one order (less the nil optionals), so a row is placed
+    /// by comparing names with a known order, without hashing them.
+    private var orders: [Int: (names: [String], positions: [Int])] = [:]
+
+    init(table: String) {
+        self.table = table
+        self.columns = [Column(name: "id", kind: nil, nullable: false)]
+        self.index = ["id": 0]
+    }
+
+    init(table: String, columns: [Column]) {
+        self.table = table
+        self.columns = columns
+        var index: [String: Int] = [:]
+        for (position, column) in columns.enumerated() { index[column.name] = position }
+        self.index = index
+    }
+
+    /// Takes in one row's fields, returning the changes the table needs for it (none when
+    /// it fits). O(fields).
+    /// - Throws: for a field that held another kind in an earlier row, or a name
+    ///   PostgreSQL cannot hold.
+    mutating func absorb(_ fields: [(name: String, value: EncodedValue)]) throws(PostgresStoreError) -> [Change] {
+        if let order = orders[fields.count], fits(fields, order) {
+            // A known order: the same columns as an earlier row (so the missing ones are
+            // nullable already), each value of its column's kind.
+            rows += 1
+            return []
+        }
+        let changes = try absorbSlowly(fields)
+        let names = fields.map(\.name)
+        if Set(names).count == names.count, orders.count < 16 {
+            orders[fields.count] = (names, names.map { index[$0] ?? 0 })
+        }
+        return changes
+    }
+
+    /// Whether `fields` has the names of `order`, in its order, with values that fit. O(fields).
+    private mutating func fits(_ fields: [(name: String, value: EncodedValue)], _ order: (names: [String], positions: [Int])) -> Bool {
+        for (offset, field) in fields.enumerated() {
+            guard field.name == order.names[offset] else { return false }
+            let position = order.positions[offset]
+            if let kind = field.value.kind {
+                guard columns[position].kind == kind else { return false }
+            } else {
+                guard position != 0 else { return false }
+                columns[position].nullable = true
+            }
+        }
+        return true
+    }
+
+    private mutating func absorbSlowly(_ fields: [(name: String, value: EncodedValue)]) throws(PostgresStoreError) -> [Change] {
+        var changes: [Change] = []
+        if seen.count < columns.count { seen.append(contentsOf: repeatElement(-1, count: columns.count - seen.count)) }
+        for (name, value) in fields {
+            if let position = index[name] {
+                seen[position] = rows
+                guard let kind = value.kind else {
+                    if position == 0 { throw .encodingFailed(table: table, detail: "an entity has a null id") }
+                    columns[position].nullable = true
+                    continue
+                }
+                switch columns[position].kind {
+                case nil:
+                    columns[position].kind = kind
+                    if !changes.contains(.add(position)) { changes.append(.retype(position)) }
+                case kind?: break
+                case let other?:
+                    throw .encodingFailed(
+                        table: table, detail: "field '\(name)' holds \(kind.rawValue) values in one row and \(other.rawValue) in another")
+                }
+            } else {
+                try SQL.checkIdentifier(name, what: "field", table: table)
+                if name.hasPrefix("entitystore_") {
+                    throw .encodingFailed(table: table, detail: "field names starting with 'entitystore_' are reserved for the store's own columns")
+                }
+                columns.append(Column(name: name, kind: value.kind, nullable: rows > 0 || value.kind == nil))
+                index[name] = columns.count - 1
+                seen.append(rows)
+                changes.append(.add(columns.count - 1))
+            }
+        }
+        if index["id"].map({ seen[$0] }) != rows {
+            throw .encodingFailed(table: table, detail: "an entity encodes no 'id' field")
+        }
+        for position in columns.indices where seen[position] != rows { columns[position].nullable = true }
+        rows += 1
+        return changes
+    }
+
+    /// The row's values in column order (NULL for fields it lacks).
+    func values(_ fields: [(name: String, value: EncodedValue)], into row: inout [PGValue]) {
+        row.removeAll(keepingCapacity: true)
+        row.append(contentsOf: repeatElement(PGValue.null, count: columns.count))
+        if let order = orders[fields.count] {
+            var ordered = true
+            for (offset, field) in fields.enumerated() where field.name != order.names[offset] {
+                ordered = false
+                break
+            }
+            if ordered {
+                for (offset, field) in fields.enumerated() { row[order.positions[offset]] = field.value.value }
+                return
+            }
+        }
+        for (name, value) in fields {
+            if let position = index[name] { row[position] = value.value }
+        }
+    }
+
+    /// The SQL type of the column at `position` (TEXT while it only held NULLs).
+    func sqlType(_ position: Int) -> String {
+        (columns[position].kind ?? .null).sqlType
+    }
+}
+
+/// Chooses one kind per field of a dynamic table from every record, as the SQLite
+/// snapshot does: integers `integer`, doubles `double`, both `number`, booleans `bool`,
+/// strings `string`; anything else, and any field holding `null` (so that `null` and a
+/// missing field stay distinct: SQL NULL is "missing"), `json`.
+struct DynamicKinds {
+    let layout: WriteLayout
+    let kinds: [String: PostgresColumnKind]
+
+    /// O(n × fields).
+    init(records: TableView<DynamicRecord>, table: String) throws(PostgresStoreError) {
+        var seen: [String: Set<PostgresColumnKind>] = [:]
+        var hasNull = Set<String>()
+        var order: [String] = []
+        var idKinds = Set<PostgresColumnKind>()
+        for record in records {
+            switch record.id {
+            case .integer: idKinds.insert(.integer)
+            case .string: idKinds.insert(.string)
+            }
+            for (name, value) in record.fields {
+                if seen[name] == nil {
+                    seen[name] = []
+                    order.append(name)
+                }
+                switch value {
+                case .null: hasNull.insert(name)
+                case .bool: seen[name]?.insert(.bool)
+                case .integer: seen[name]?.insert(.integer)
+                case .double: seen[name]?.insert(.double)
+                case .string: seen[name]?.insert(.string)
+                case .array, .object: seen[name]?.insert(.json)
+                }
+            }
+        }
+        guard idKinds.count <= 1 else {
+            throw .encodingFailed(table: table, detail: "a dynamic table's IDs must all be integers or all strings")
+        }
+        var kinds: [String: PostgresColumnKind] = [:]
+        var columns = [WriteLayout.Column(name: "id", kind: idKinds.first, nullable: false)]
+        for name in order.sorted() {
+            try SQL.checkIdentifier(name, what: "field", table: table)
+            if name == "id" || name.hasPrefix("entitystore_") {
+                throw .encodingFailed(table: table, detail: "field name '\(name)' is reserved")
+            }
+            let found = seen[name] ?? []
+            let kind: PostgresColumnKind
+            if hasNull.contains(name) { kind = .json } else if found.count == 1, let only = found.first {
+                kind = only
+            } else if found == [.integer, .double] {
+                kind = .number
+            } else {
+                kind = .json
+            }
+            kinds[name] = kind
+            columns.append(.init(name: name, kind: kind, nullable: true))
+        }
+        self.kinds = kinds
+        self.layout = WriteLayout(table: table, columns: columns)
+    }
+
+    /// The fields of `record` in the chosen kinds.
+    func fields(of record: DynamicRecord) -> [(name: String, value: EncodedValue)] {
+        var fields: [(name: String, value: EncodedValue)] = []
+        fields.reserveCapacity(record.fields.count + 1)
+        switch record.id {
+        case let .integer(value): fields.append(("id", EncodedValue(value: .integer(value), kind: .integer)))
+        case let .string(value): fields.append(("id", EncodedValue(value: .text(value), kind: .string)))
+        }
+        for (name, value) in record.fields {
+            fields.append((name, Self.encode(value, as: kinds[name] ?? .json)))
+        }
+        return fields
+    }
+
+    static func encode(_ value: JSONValue, as kind: PostgresColumnKind) -> EncodedValue {
+        switch (kind, value) {
+        case (.json, _): return EncodedValue(value: .text(value.serialized()), kind: .json)
+        case let (.number, .integer(number)): return EncodedValue(value: .text(String(number)), kind: .number)
+        case let (.number, .double(number)):
+            return EncodedValue(value: DecimalText.numberText(number).map { .text($0) } ?? .null, kind: .number)
+        default: return PGRowEncoder.encode(value)
+        }
+    }
+}
+
+/// The metadata tables of a stored store, as in the SQLite snapshot format, plus the
+/// change log that sync uses.
+enum MetadataTables {
+    /// The snapshot format version whose contract the layout follows.
+    static let formatVersion = 3
+
+    static func create(in schema: String, _ connection: PostgresConnection) async throws {
+        let statements = [
+            "CREATE TABLE \(SQL.qualified(schema, "entitystore_meta")) (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            """
+            CREATE TABLE \(SQL.qualified(schema, "entitystore_tables")) (name TEXT PRIMARY KEY, entity_type TEXT NOT NULL, \
+            id_kind TEXT NOT NULL, row_count BIGINT NOT NULL, position INTEGER NOT NULL)
+            """,
+            """
+            CREATE TABLE \(SQL.qualified(schema, "entitystore_columns")) (table_name TEXT NOT NULL, name TEXT NOT NULL, \
+            kind TEXT NOT NULL, nullable BOOLEAN NOT NULL, position INTEGER NOT NULL, nulls TEXT NOT NULL DEFAULT 'absent', \
+            PRIMARY KEY (table_name, name))
+            """,
+            """
+            CREATE TABLE \(SQL.qualified(schema, "entitystore_indexes")) (table_name TEXT NOT NULL, name TEXT NOT NULL, \
+            kind TEXT NOT NULL, field TEXT NOT NULL, PRIMARY KEY (table_name, name))
+            """,
+            """
+            CREATE TABLE \(SQL.qualified(schema, "entitystore_relations")) (table_name TEXT NOT NULL, field TEXT NOT NULL, \
+            target_table TEXT NOT NULL, delete_rule TEXT NOT NULL, PRIMARY KEY (table_name, field))
+            """,
+            "CREATE TABLE \(SQL.qualified(schema, "entitystore_app_migrations")) (version INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+            """
+            CREATE TABLE \(SQL.qualified(schema, "entitystore_changes")) (position BIGINT NOT NULL, table_name TEXT NOT NULL, \
+            row_id TEXT NOT NULL, origin TEXT NOT NULL)
+            """,
+            "CREATE INDEX \(SQL.quote("entitystore_changes_position")) ON \(SQL.qualified(schema, "entitystore_changes")) (position)",
+        ]
+        for statement in statements { try await SQL.run(connection, statement) }
+    }
+
+    /// Records one table's row, columns, indexes and relations.
+    static func record(
+        _ table: any AnyTable, layout: WriteLayout, rows: Int, position: Int, in schema: String, _ connection: PostgresConnection
+    ) async throws {
+        try await SQL.run(
+            connection,
+            "INSERT INTO \(SQL.qualified(schema, "entitystore_tables")) (name, entity_type, id_kind, row_count, position) VALUES ($1, $2, $3, $4, $5)",
+            SQL.binds([table.name, table.entityTypeName, (layout.columns[0].kind ?? .null).rawValue, Int64(rows), Int64(position)]))
+        try await recordColumns(table.name, layout.columns, from: 0, in: schema, connection)
+        let indexes = table.indexDescriptions
+        if !indexes.isEmpty {
+            try await SQL.run(
+                connection,
+                """
+                INSERT INTO \(SQL.qualified(schema, "entitystore_indexes")) (table_name, name, kind, field) \
+                SELECT $1, n, k, f FROM unnest($2::text[], $3::text[], $4::text[]) AS u(n, k, f)
+                """,
+                SQL.binds([table.name, indexes.map(\.name), indexes.map(\.kind.rawValue), indexes.map(\.field)]))
+        }
+        let relations = table.relations
+        if !relations.isEmpty {
+            try await SQL.run(
+                connection,
+                """
+                INSERT INTO \(SQL.qualified(schema, "entitystore_relations")) (table_name, field, target_table, delete_rule) \
+                SELECT $1, f, t, r FROM unnest($2::text[], $3::text[], $4::text[]) AS u(f, t, r)
+                """,
+                SQL.binds([table.name, relations.map(\.field), relations.map(\.targetTable), relations.map(\.deleteRule.rawValue)]))
+        }
+    }
+
+    /// Records the columns from `first` on.
+    static func recordColumns(
+        _ table: String, _ columns: [WriteLayout.Column], from first: Int, in schema: String, _ connection: PostgresConnection
+    ) async throws {
+        guard first < columns.count else { return }
+        let slice = columns[first...]
+        try await SQL.run(
+            connection,
+            """
+            INSERT INTO \(SQL.qualified(schema, "entitystore_columns")) (table_name, name, kind, nullable, position) \
+            SELECT $1, n, k, b, p FROM unnest($2::text[], $3::text[], $4::bool[], $5::int8[]) AS u(n, k, b, p)
+            """,
+            SQL.binds([
+                table, slice.map(\.name), slice.map { ($0.kind ?? .null).rawValue }, slice.map(\.nullable),
+                slice.indices.map { Int64($0) },
+            ]))
+    }
+
+    /// Creates the SQL index of each declared index on a top-level field that is a column.
+    static func createIndexes(for table: any AnyTable, layout: WriteLayout, in schema: String, _ connection: PostgresConnection) async throws {
+        for index in table.indexDescriptions where layout.index[index.field] != nil && index.field != "id" {
+            let unique = index.kind == .unique ? "UNIQUE " : ""
+            try await SQL.run(
+                connection,
+                "CREATE \(unique)INDEX \(SQL.quote(SQL.indexName(table: table.name, index: index.name))) ON \(SQL.qualified(schema, table.name)) (\(SQL.quote(index.field)))")
+        }
+    }
+}
+#endif

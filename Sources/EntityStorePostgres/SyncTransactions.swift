@@ -1,0 +1,518 @@
+#if PostgreSQL
+import EntityStore
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The rows of one table a push writes: the current values of changed rows, and the IDs
+/// of removed ones.
+protocol PushBatch: Sendable {
+    var tableName: String { get }
+    var ids: IDSet { get }
+    var removalCount: Int { get }
+    /// The fields of each row to write, encoded for the server's column kinds.
+    func upsertFields(layout: WriteLayout) throws(PostgresStoreError) -> [[(name: String, value: EncodedValue)]]
+    /// The stored form of each removed ID.
+    func removalIDs() throws(PostgresStoreError) -> [EncodedValue]
+}
+
+struct TypedPushBatch<T: TypedTable>: PushBatch {
+    let table: T
+    let upserts: [T.Element]
+    let removals: [T.Element.ID]
+    let ids: IDSet
+
+    var tableName: String { table.name }
+    var removalCount: Int { removals.count }
+
+    func upsertFields(layout: WriteLayout) throws(PostgresStoreError) -> [[(name: String, value: EncodedValue)]] {
+        let encoder = PGRowEncoder()
+        var rows: [[(name: String, value: EncodedValue)]] = []
+        rows.reserveCapacity(upserts.count)
+        for entity in upserts {
+            if let record = entity as? DynamicRecord {
+                rows.append(try Self.fields(of: record, layout: layout))
+            } else {
+                rows.append(try RowSource<T.Element>.fields(of: entity, encoder: encoder, dynamic: nil, table: table.name))
+            }
+        }
+        return rows
+    }
+
+    func removalIDs() throws(PostgresStoreError) -> [EncodedValue] {
+        var result: [EncodedValue] = []
+        for id in removals {
+            do { result.append(try PGRowEncoder.encodeID(id)) } catch {
+                throw .encodingFailed(table: table.name, detail: "id \(id): \(error)")
+            }
+        }
+        return result
+    }
+
+    /// A dynamic record's fields in the kinds the server's columns have (new fields take
+    /// their value's kind, `json` for `null`).
+    private static func fields(of record: DynamicRecord, layout: WriteLayout) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
+        var fields: [(name: String, value: EncodedValue)] = []
+        switch record.id {
+        case let .integer(value): fields.append(("id", EncodedValue(value: .integer(value), kind: .integer)))
+        case let .string(value): fields.append(("id", EncodedValue(value: .text(value), kind: .string)))
+        }
+        for (name, value) in record.fields {
+            guard let position = layout.index[name], let kind = layout.columns[position].kind, kind != .null else {
+                fields.append((name, value.isNull ? DynamicKinds.encode(value, as: .json) : PGRowEncoder.encode(value)))
+                continue
+            }
+            let fits: Bool
+            switch (kind, value) {
+            case (.json, _), (.number, .integer), (.number, .double), (.integer, .integer), (.double, .double), (.bool, .bool), (.string, .string): fits = true
+            default: fits = false
+            }
+            guard fits else {
+                throw .encodingFailed(
+                    table: layout.table,
+                    detail: "field '\(name)' of record \(record.id) does not fit its stored kind \(kind.rawValue); push a full snapshot to change kinds")
+            }
+            fields.append((name, DynamicKinds.encode(value, as: kind)))
+        }
+        return fields
+    }
+}
+
+/// IDs of one table's entities, type-erased.
+struct IDSet: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: only `Entity.ID` values go in (see the callers), and
+    // `Entity` requires its ID to be `Sendable`; the set itself is an immutable value.
+    let ids: Set<AnyHashable>
+    init(_ ids: Set<AnyHashable>) { self.ids = ids }
+}
+
+/// The text of a stored ID, as the change log records it.
+func idText(_ value: EncodedValue) -> String {
+    switch value.value {
+    case let .integer(number): return String(number)
+    case let .text(text): return text
+    case let .double(number): return String(number)
+    case let .bool(flag): return flag ? "true" : "false"
+    case .bytes, .null: return ""
+    }
+}
+
+/// `$n::type[]` binding a list of IDs of one kind.
+func bindIDs(_ ids: [EncodedValue], kind: PostgresColumnKind, into binds: inout PostgresBindings) -> String {
+    switch kind {
+    case .integer:
+        binds.append(ids.compactMap { if case let .integer(number) = $0.value { return number } else { return Int64(idText($0)) } })
+        return "$\(binds.count)::int8[]"
+    case .uuid:
+        binds.append(ids.map(idText))
+        return "$\(binds.count)::text[]::uuid[]"
+    default:
+        binds.append(ids.map(idText))
+        return "$\(binds.count)::text[]"
+    }
+}
+
+/// One push, inside its transaction: lock the log head, check for conflicts, write.
+struct PushTransaction {
+    /// Up to this many rows of a table go in one INSERT with bound values; more go through
+    /// a temporary table loaded with COPY.
+    static let rowsPerStatement = 200
+
+    let schema: String
+    let origin: String
+    let position: Int64
+    let mine: Set<Int64>
+
+    func run(_ batches: [any PushBatch], _ connection: PostgresConnection) async throws -> (Int64, Int, Int64) {
+        let meta = SQL.qualified(schema, "entitystore_meta")
+        // The row lock orders pushes: positions follow commit order.
+        var values: [String: String] = [:]
+        do {
+            // Only the head row is locked (every writer locks it first: no deadlock).
+            for row in try await SQL.rows(
+                connection,
+                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h") {
+                let (head, start) = try row.decode((String, String?).self)
+                values["log_head"] = head
+                values["log_start"] = start
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
+            throw PostgresStoreError.notAStore(schema: schema, reason: "it has no entitystore_meta table (push a snapshot first)")
+        }
+        let head = values["log_head"].flatMap { Int64($0) } ?? 0
+        let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
+
+        // Server-side layouts of the tables touched, in one query.
+        let names = batches.map(\.tableName)
+        var idKinds: [String: PostgresColumnKind] = [:]
+        var columns: [String: [WriteLayout.Column]] = [:]
+        for row in try await SQL.rows(
+            connection,
+            """
+            SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
+            """,
+            SQL.binds([names])) {
+            let (table, idKind, name, kind, nullable) = try row.decode((String, String, String?, String?, Bool?).self)
+            idKinds[table] = PostgresColumnKind(rawValue: idKind) ?? .null
+            if let name, let kind, name != "id" {
+                let parsed = PostgresColumnKind(rawValue: kind)
+                columns[table, default: []].append(.init(name: name, kind: parsed == .null ? nil : parsed, nullable: nullable ?? true))
+            }
+        }
+
+        // Encode, and list every row written.
+        var prepared: [(batch: any PushBatch, layout: WriteLayout, firstNew: Int, changes: [WriteLayout.Change], rows: [[(name: String, value: EncodedValue)]], removals: [EncodedValue])] = []
+        var conflictTables: [String] = []
+        var conflictIDs: [String] = []
+        for batch in batches {
+            guard let idKind = idKinds[batch.tableName] else {
+                throw PostgresStoreError.schemaMismatch(table: batch.tableName, detail: "the store in schema '\(schema)' has no such table; push a full snapshot")
+            }
+            let known = [WriteLayout.Column(name: "id", kind: idKind == .null ? nil : idKind, nullable: false)] + (columns[batch.tableName] ?? [])
+            var layout = WriteLayout(table: batch.tableName, columns: known)
+            let rows = try batch.upsertFields(layout: layout)
+            var changes: [WriteLayout.Change] = []
+            for fields in rows {
+                for change in try layout.absorb(fields) where !changes.contains(change) { changes.append(change) }
+            }
+            let removals = try batch.removalIDs()
+            for fields in rows {
+                if let id = fields.first(where: { $0.name == "id" }) {
+                    conflictTables.append(batch.tableName)
+                    conflictIDs.append(idText(id.value))
+                }
+            }
+            for id in removals {
+                conflictTables.append(batch.tableName)
+                conflictIDs.append(idText(id))
+            }
+            prepared.append((batch, layout, known.count, changes, rows, removals))
+        }
+
+        // Optimistic concurrency: any change to these rows by others after our position?
+        if logStart > position {
+            throw PostgresStoreError.conflict(zip(conflictTables, conflictIDs).map {
+                PostgresConflict(table: $0.0, id: $0.1, expectedRevision: position, serverRevision: logStart)
+            })
+        }
+        var binds = PostgresBindings()
+        binds.append(conflictTables)
+        binds.append(conflictIDs)
+        binds.append(position)
+        binds.append(Array(mine))
+        let conflicts = try await SQL.rows(
+            connection,
+            """
+            SELECT c.table_name, c.row_id, max(c.position) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
+            JOIN unnest($1::text[], $2::text[]) AS p(t, r) ON c.table_name = p.t AND c.row_id = p.r \
+            WHERE c.position > $3 AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
+            """, binds)
+        if !conflicts.isEmpty {
+            throw PostgresStoreError.conflict(try conflicts.map { row in
+                let (table, id, at) = try row.decode((String, String, Int64).self)
+                return PostgresConflict(table: table, id: id, expectedRevision: position, serverRevision: at)
+            })
+        }
+
+        let newPosition = head + 1
+        var written = 0
+        for (index, item) in prepared.enumerated() {
+            written += try await write(item.batch, layout: item.layout, firstNew: item.firstNew, changes: item.changes, rows: item.rows,
+                                       removals: item.removals, temporary: "entitystore_push_\(index)", revision: newPosition, connection)
+        }
+        // The change log, the new head and the notification, in one statement.
+        try await SQL.run(
+            connection,
+            """
+            WITH logged AS (INSERT INTO \(SQL.qualified(schema, "entitystore_changes")) (position, table_name, row_id, origin) \
+            SELECT $1, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)), \
+            moved AS (UPDATE \(meta) SET value = $1::text WHERE key = 'log_head') \
+            SELECT pg_notify($5, $1::text)
+            """,
+            SQL.binds([newPosition, conflictTables, conflictIDs, origin, SQL.channel(for: schema)]))
+        return (newPosition, written, head)
+    }
+
+    /// Writes one table's rows: new columns first, then the rows through a temporary
+    /// table loaded with COPY and merged with `INSERT ... ON CONFLICT`, then removals.
+    private func write(
+        _ batch: any PushBatch, layout: WriteLayout, firstNew: Int, changes: [WriteLayout.Change],
+        rows: [[(name: String, value: EncodedValue)]], removals: [EncodedValue], temporary: String, revision: Int64,
+        _ connection: PostgresConnection
+    ) async throws -> Int {
+        let table = SQL.qualified(schema, batch.tableName)
+        for change in changes {
+            switch change {
+            case let .add(position):
+                let column = layout.columns[position]
+                try await SQL.run(connection, "ALTER TABLE \(table) ADD COLUMN \(SQL.quote(column.name)) \(layout.sqlType(position))")
+            case let .retype(position):
+                let column = layout.columns[position]
+                let using = position == 0 ? "\(SQL.quote("id"))::text::\(layout.sqlType(position))" : "NULL"
+                try await SQL.run(connection, "ALTER TABLE \(table) ALTER COLUMN \(SQL.quote(column.name)) TYPE \(layout.sqlType(position)) USING \(using)")
+                if position == 0 {
+                    try await SQL.run(
+                        connection, "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET id_kind = $1 WHERE name = $2",
+                        SQL.binds([(column.kind ?? .null).rawValue, batch.tableName]))
+                }
+                try await SQL.run(
+                    connection, "UPDATE \(SQL.qualified(schema, "entitystore_columns")) SET kind = $1 WHERE table_name = $2 AND name = $3",
+                    SQL.binds([(column.kind ?? .null).rawValue, batch.tableName, column.name]))
+            }
+        }
+        if firstNew < layout.columns.count {
+            try await MetadataTables.recordColumns(batch.tableName, layout.columns, from: firstNew, in: schema, connection)
+        }
+        var delta: Int64 = 0
+        let targets = layout.columns.map { SQL.quote($0.name) } + ["\"entitystore_revision\""]
+        let updates = targets.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
+        let parameters = (layout.columns.count + 1) * rows.count
+        if !rows.isEmpty && rows.count <= Self.rowsPerStatement && parameters < 30_000 {
+            // A few rows: one INSERT with bound values, no temporary table.
+            var binds = PostgresBindings(capacity: parameters)
+            var tuples: [String] = []
+            var values: [PGValue] = []
+            for fields in rows {
+                layout.values(fields, into: &values)
+                var marks: [String] = []
+                for (position, value) in values.enumerated() {
+                    PostgresCondition.bind(value, into: &binds)
+                    marks.append("$\(binds.count)::\(layout.sqlType(position))")
+                }
+                binds.append(revision)
+                marks.append("$\(binds.count)::int8")
+                tuples.append("(" + marks.joined(separator: ", ") + ")")
+            }
+            let inserted = try await SQL.rows(
+                connection,
+                """
+                WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \
+                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
+                SELECT count(*) FILTER (WHERE inserted) FROM up
+                """, binds)
+            delta += try inserted.first?.decode(Int64.self) ?? 0
+        } else if !rows.isEmpty {
+            func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
+            var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
+            definitions.append("\"entitystore_revision\" BIGINT")
+            try await SQL.run(connection, "CREATE TEMPORARY TABLE \(SQL.quote(temporary)) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
+            let copyColumns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
+            try await connection.copyFrom(table: temporary, columns: copyColumns, logger: PostgresTarget.logger) { writer in
+                var buffer = ByteBuffer()
+                var values: [PGValue] = []
+                for fields in rows {
+                    layout.values(fields, into: &values)
+                    for value in values {
+                        CopyText.append(value, to: &buffer)
+                        buffer.writeInteger(UInt8(9))
+                    }
+                    CopyText.append(.integer(revision), to: &buffer)
+                    buffer.writeInteger(UInt8(10))
+                    if buffer.readableBytes >= PostgresSnapshotWriter.bytesPerMessage {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            }
+            let sources = layout.columns.indices.map { SQL.quote(columnName($0)) } + ["\"entitystore_revision\""]
+            let inserted = try await SQL.rows(
+                connection,
+                """
+                WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(SQL.quote(temporary)) \
+                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
+                SELECT count(*) FILTER (WHERE inserted) FROM up
+                """)
+            delta += try inserted.first?.decode(Int64.self) ?? 0
+        }
+        if !removals.isEmpty {
+            var binds = PostgresBindings()
+            let list = bindIDs(removals, kind: layout.columns[0].kind ?? .string, into: &binds)
+            let deleted = try await SQL.rows(
+                connection, "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1) SELECT count(*) FROM d", binds)
+            delta -= try deleted.first?.decode(Int64.self) ?? 0
+        }
+        if delta != 0 {
+            try await SQL.run(
+                connection, "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET row_count = row_count + $1 WHERE name = $2",
+                SQL.binds([delta, batch.tableName]))
+        }
+        return rows.count + removals.count
+    }
+}
+
+/// What a pull found: the changed rows up to a position, or the need to reload.
+enum PullOutcome: Sendable {
+    case changes(head: Int64, tables: [any PulledTable])
+    case reload(String)
+}
+
+/// One table's pulled rows, applied to the store on the pull's commit.
+protocol PulledTable: Sendable {
+    var tableName: String { get }
+    var ids: IDSet { get }
+    /// Upserts the rows that differ, removes the removed ones; returns how many changed.
+    func apply(to transaction: Transaction) throws -> Int
+}
+
+struct TypedPulledTable<T: TypedTable>: PulledTable {
+    let table: T
+    let rows: [T.Element]
+    let removals: [T.Element.ID]
+    let ids: IDSet
+    var tableName: String { table.name }
+
+    func apply(to transaction: Transaction) throws -> Int {
+        let writer = transaction[table.typed]
+        var changed = 0
+        for entity in rows where writer.find(entity.id) != entity {
+            _ = try writer.upsert(entity)
+            changed += 1
+        }
+        for id in removals where try writer.remove(id) { changed += 1 }
+        return changed
+    }
+}
+
+/// One pull, inside a read-only repeatable-read transaction.
+struct PullTransaction {
+    let target: PostgresTarget
+    let schema: Schema
+    let position: Int64
+    let mine: Set<Int64>
+
+    func run(_ connection: PostgresConnection) async throws -> PullOutcome {
+        let stored = target.schema
+        let meta = SQL.qualified(stored, "entitystore_meta")
+        var values: [String: String] = [:]
+        do {
+            for row in try await SQL.rows(connection, "SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')") {
+                let (key, value) = try row.decode((String, String).self)
+                values[key] = value
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
+            throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
+        }
+        let head = values["log_head"].flatMap { Int64($0) } ?? 0
+        let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
+        if logStart > position {
+            return .reload(position == logStart - 1 && head == logStart
+                ? "the store was replaced by a full snapshot"
+                : "position \(position) is no longer in the change log (it starts after \(logStart))")
+        }
+        guard head > position else { return .changes(head: head, tables: []) }
+        var binds = PostgresBindings()
+        binds.append(position)
+        binds.append(head)
+        binds.append(Array(mine))
+        var changed: [String: [String]] = [:]
+        for row in try await SQL.rows(
+            connection,
+            """
+            SELECT table_name, row_id FROM \(SQL.qualified(stored, "entitystore_changes")) WHERE position > $1 AND position <= $2 \
+            GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($3::int8[]))
+            """, binds) {
+            let (table, id) = try row.decode((String, String).self)
+            changed[table, default: []].append(id)
+        }
+        guard !changed.isEmpty else { return .changes(head: head, tables: []) }
+        let layouts = try await Self.layouts(of: Array(changed.keys), schema: stored, connection)
+        var tables: [any PulledTable] = []
+        for table in schema.tables {
+            guard let ids = changed[table.name], let typed = table as? any TypedTable else { continue }
+            guard let storedTable = layouts[table.name] else {
+                throw PostgresStoreError.schemaMismatch(table: table.name, detail: "the store in PostgreSQL has no such table")
+            }
+            tables.append(try await fetch(typed, ids: ids, stored: storedTable, connection))
+        }
+        return .changes(head: head, tables: tables)
+    }
+
+    /// The id kind and columns of the named tables, in one query.
+    static func layouts(of names: [String], schema: String, _ connection: PostgresConnection) async throws -> [String: PostgresStoreMetadata.StoredTable] {
+        var idKinds: [String: PostgresColumnKind] = [:]
+        var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
+        for row in try await SQL.rows(
+            connection,
+            """
+            SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
+            """,
+            SQL.binds([names])) {
+            let (table, idKind, name, kind) = try row.decode((String, String, String?, String?).self)
+            guard let parsedID = PostgresColumnKind(rawValue: idKind) else {
+                throw PostgresStoreError.invalidData(table: table, detail: "unknown id kind '\(idKind)'")
+            }
+            idKinds[table] = parsedID
+            if columns[table] == nil { columns[table] = [] }
+            if let name, let kind, name != "id" {
+                guard let parsed = PostgresColumnKind(rawValue: kind) else {
+                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
+                }
+                columns[table]?.append((name, parsed))
+            }
+        }
+        var result: [String: PostgresStoreMetadata.StoredTable] = [:]
+        for (name, idKind) in idKinds {
+            result[name] = PostgresStoreMetadata.StoredTable(
+                name: name, entityType: "", idKind: idKind, rowCount: 0, columns: columns[name] ?? [], indexes: [], relations: [])
+        }
+        return result
+    }
+
+    private func fetch<T: TypedTable>(
+        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, _ connection: PostgresConnection
+    ) async throws -> any PulledTable {
+        var names = ["id"]
+        var kinds = [stored.idKind]
+        var selected = [SQL.quote("id") + (stored.idKind.selectsAsText ? "::text" : "")]
+        for column in stored.columns {
+            names.append(column.name)
+            kinds.append(column.kind)
+            selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
+        }
+        let layout = ReadLayout(table: stored.name, names: names, kinds: kinds)
+        var binds = PostgresBindings()
+        let idValues = ids.map { text in
+            EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
+        }
+        let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
+        let rows = try await SQL.run(
+            connection, "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name)) WHERE \"id\" = ANY(\(list))", binds)
+        let decoder = PGRowDecoder(layout: layout)
+        var entities: [T.Element] = []
+        var found = Set<String>()
+        var cells: [PGValue] = []
+        for try await row in rows {
+            cells.removeAll(keepingCapacity: true)
+            for cell in row { cells.append(try CellReader.value(cell, table: stored.name)) }
+            let entity: T.Element
+            if T.Element.self == DynamicRecord.self, let record = try TypedFeed<T>.record(cells, layout: layout) as? T.Element {
+                entity = record
+            } else {
+                do { entity = try decoder.decode(T.Element.self, row: cells) } catch let error as DecodingError {
+                    throw PostgresStoreError.schemaMismatch(table: stored.name, detail: describe(error))
+                }
+            }
+            found.insert(idText((try? PGRowEncoder.encodeID(entity.id)) ?? EncodedValue(value: .null, kind: nil)))
+            entities.append(entity)
+        }
+        var removals: [T.Element.ID] = []
+        let idDecoder = PGRowDecoder(layout: ReadLayout(table: stored.name, names: ["id"], kinds: [stored.idKind]))
+        for (text, value) in zip(ids, idValues) where !found.contains(text) && !found.contains(text.uppercased()) {
+            do {
+                removals.append(try idDecoder.decodeNested(T.Element.ID.self, value.value, kind: stored.idKind, path: []))
+            } catch {
+                throw PostgresStoreError.invalidData(table: stored.name, detail: "the change log names the id '\(text)', which is not a \(T.Element.ID.self)")
+            }
+        }
+        var all = Set<AnyHashable>()
+        for entity in entities { all.insert(AnyHashable(entity.id)) }
+        for id in removals { all.insert(AnyHashable(id)) }
+        return TypedPulledTable(table: table, rows: entities, removals: removals, ids: IDSet(all))
+    }
+}
+#endif

@@ -1,0 +1,65 @@
+#if PostgreSQL
+import EntityStore
+@testable import EntityStorePostgres
+import Foundation
+import PostgresNIO
+import Testing
+
+/// The PostgreSQL server the tests use: `ENTITYSTORE_POSTGRES_URL`. `.ci/run` starts a
+/// throwaway one; without it the tests skip locally and fail under CI (`CI` set).
+enum TestServer {
+    static let url = ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"]
+    static let isCI = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "0" && $0 != "false" } ?? false
+
+    /// Whether the PostgreSQL tests run: with a server, or under CI (where a missing one fails them).
+    static var enabled: Bool { url != nil || isCI }
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String {
+            "ENTITYSTORE_POSTGRES_URL is not set: under CI, .ci/run must start a PostgreSQL cluster and export it"
+        }
+    }
+
+    /// A target in a schema of its own (dropped by `drop`).
+    static func target(_ prefix: String = "t") throws -> PostgresTarget {
+        guard let url else { throw Missing() }
+        return try PostgresTarget(url: url, schema: "\(prefix)_\(UInt32.random(in: 0...UInt32.max))")
+    }
+
+    /// Runs `body` on a plain connection to the server.
+    static func withConnection<R: Sendable>(_ target: PostgresTarget, _ body: (PostgresConnection) async throws -> R) async throws -> R {
+        try await target.withConnection(body)
+    }
+
+    /// Drops the target's schema.
+    static func drop(_ target: PostgresTarget) async {
+        _ = try? await withConnection(target) { connection in
+            try await SQL.run(connection, "DROP SCHEMA IF EXISTS \(SQL.quote(target.schema)) CASCADE")
+        }
+    }
+
+    /// The rows of a query, as text.
+    static func rows(_ target: PostgresTarget, _ sql: String) async throws -> [[String?]] {
+        try await withConnection(target) { connection in
+            try await SQL.rows(connection, sql).map { row in
+                try row.map { cell -> String? in
+                    switch try CellReader.value(cell, table: "") {
+                    case .null: return nil
+                    case let .integer(number): return String(number)
+                    case let .double(number): return String(number)
+                    case let .bool(flag): return flag ? "t" : "f"
+                    case let .text(text): return text
+                    case let .bytes(bytes): return bytes.map { String($0) }.joined(separator: ",")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The comment a skipped PostgreSQL test shows.
+let postgresSkipNote: Comment = """
+    PostgreSQL not configured: start a throwaway server with `dir=$(mktemp -d) && \
+    export ENTITYSTORE_POSTGRES_URL=$(.ci/postgres-cluster start $dir)` (stop it with `.ci/postgres-cluster stop $dir`)
+    """
+#endif

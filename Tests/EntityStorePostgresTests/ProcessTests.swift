@@ -1,0 +1,271 @@
+#if PostgreSQL
+import EntityStore
+@testable import EntityStorePostgres
+import EntityStoreSQLite
+import Foundation
+import PostgresNIO
+import Testing
+
+/// An executable built beside the test binary.
+func product(_ name: String) throws -> URL {
+    var candidates: [URL] = []
+    for start in [CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }, Bundle.main.executableURL] {
+        guard var url = start?.standardizedFileURL else { continue }
+        for _ in 0..<6 {
+            url = url.deletingLastPathComponent()
+            candidates.append(url.appendingPathComponent(name))
+        }
+    }
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw ChildFailure("cannot find the \(name) executable near the test binary")
+    }
+    return found
+}
+
+struct ChildFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A child process whose output is collected as it comes.
+final class Child: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `output` is only touched under `lock` (the pipe's
+    // handler runs on another thread); `process` is configured before `run()` and then
+    // only read through its own thread-safe accessors.
+    let process = Process()
+    private let lock = NSLock()
+    private var output = ""
+    private let pipe = Pipe()
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.output += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return output
+    }
+
+    /// Waits until the output contains `needle`.
+    func waitFor(_ needle: String, within limit: Duration = .seconds(90)) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if text.contains(needle) { return true }
+            if !process.isRunning { return text.contains(needle) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// Waits for the exit, up to `limit`; kills it past that.
+    func finish(within limit: Duration = .seconds(180)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        if process.isRunning { kill(SIGKILL) }
+        process.waitUntilExit()
+        try await Task.sleep(for: .milliseconds(20))
+        return process.terminationStatus
+    }
+
+    func kill(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+}
+
+/// Runs `.ci/postgres-cluster` with `arguments`; its output goes through a file, since the
+/// server it starts outlives it. Returns the exit status and the output.
+func cluster(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".ci/postgres-cluster").path
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString).log").path
+    // posix_spawn and waitpid rather than Foundation's Process, which can miss the exit of
+    // a child whose grandchild (the server) lives on.
+    let argv = ["/bin/bash", "-c", "exec \"$0\" \"$@\" >\"\(log)\" 2>&1 </dev/null", script] + arguments
+    var pointers = argv.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, pointers, environ)
+    guard spawned == 0 else { throw ChildFailure("cannot run \(script): error \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(atPath: log)
+    return (exitStatus, output)
+}
+
+func url(of target: PostgresTarget) throws -> String {
+    guard let base = TestServer.url else { throw TestServer.Missing() }
+    let escaped = target.schema.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target.schema
+    return base + (base.contains("?") ? "&" : "?") + "schema=" + escaped
+}
+
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .serialized)
+struct PostgresProcessTests {
+    @Test("two processes: a note added by one appears in the other's live query")
+    func twoProcesses() async throws {
+        let target = try TestServer.target("notes")
+        defer { Task { await TestServer.drop(target) } }
+        let notes = try product("shared-notes")
+        let watcher = try Child(notes, ["watch", try url(of: target)])
+        defer { watcher.kill(SIGKILL) }
+        #expect(try await watcher.waitFor("watching"))
+        let adder = try Child(notes, ["add", try url(of: target), "hello from another process"])
+        #expect(try await adder.finish() == 0, "\(adder.text)")
+        // Generous: the whole test suite shares two cores with these processes.
+        #expect(try await watcher.waitFor("hello from another process", within: .seconds(60)), "\(watcher.text)")
+    }
+
+    @Test("no lost update: two processes each increment one counter 500 times; the result is 1,000")
+    func noLostUpdateAcrossProcesses() async throws {
+        let target = try TestServer.target("tally")
+        defer { Task { await TestServer.drop(target) } }
+        let notes = try product("shared-notes")
+        // One process creates the schema first, so the two join the same store.
+        let first = try Child(notes, ["increment", try url(of: target), "n", "1"])
+        #expect(try await first.finish() == 0, "\(first.text)")
+        let children = try (0..<2).map { _ in try Child(notes, ["increment", try url(of: target), "n", "500"]) }
+        for child in children { #expect(try await child.finish(within: .seconds(300)) == 0, "\(child.text)") }
+        let stored = try await TestServer.rows(target, "SELECT value FROM \"\(target.schema)\".tallies WHERE id = 'n'")
+        #expect(stored == [["1001"]])
+    }
+
+    @Test("SIGKILL in the middle of a large push: the database holds the old contents or the new, never a mix")
+    func killedPush() async throws {
+        let target = try TestServer.target("killed")
+        defer { Task { await TestServer.drop(target) } }
+        let notes = try product("shared-notes")
+        let old = try Child(notes, ["fill", try url(of: target), "1000"])
+        #expect(try await old.finish() == 0, "\(old.text)")
+        for delay in [50, 250] {
+            let big = try Child(notes, ["fill", try url(of: target), "200000"])
+            #expect(try await big.waitFor("filling"))
+            try await Task.sleep(for: .milliseconds(delay))
+            big.kill(SIGKILL)
+            _ = try await big.finish()
+            let counts = try await TestServer.rows(target, """
+                SELECT (SELECT count(*) FROM "\(target.schema)".notes), (SELECT row_count FROM "\(target.schema)".entitystore_tables WHERE name = 'notes')
+                """)
+            #expect(counts == [["1000", "1000"]] || counts == [["200000", "200000"]], "\(counts)")
+        }
+        // The killed transactions left nothing behind once the server noticed.
+        var leftovers: [[String?]] = []
+        for _ in 0..<100 {
+            leftovers = try await TestServer.rows(target, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'entitystore_stage_%'")
+            if leftovers == [["0"]] { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(leftovers == [["0"]])
+    }
+
+    @Test("entity-store push, pull and inspect: a snapshot through PostgreSQL and back, without printing the password")
+    func commandLine() async throws {
+        let target = try TestServer.target("cli")
+        defer { Task { await TestServer.drop(target) } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("source.sqlite").path
+        let store = try EntityStore { customers; orders }
+        try store.write { tx in
+            for index in 0..<30 { try tx[customers].insert(Customer(id: "c\(index)", name: "n\(index)", region: index % 3 == 0 ? "eu" : "us")) }
+            for index in 0..<60 { try tx[orders].insert(Order(id: index, customerID: "c\(index % 30)", total: Double(index) / 4, placed: Date(timeIntervalSince1970: Double(index)))) }
+        }
+        try store.snapshot(to: source)
+        let tool = try product("entity-store")
+        let address = try url(of: target)
+        let password = try #require(target.password)
+
+        let push = try Child(tool, ["push", source, address])
+        #expect(try await push.finish() == 0, "\(push.text)")
+        #expect(push.text.contains("pushed 90 rows in 2 tables"), "\(push.text)")
+        #expect(!push.text.contains(password))
+
+        let inspect = try Child(tool, ["inspect", address])
+        #expect(try await inspect.finish() == 0, "\(inspect.text)")
+        #expect(inspect.text.contains("table orders (DynamicRecord): 60 rows"), "\(inspect.text)")
+        #expect(inspect.text.contains("index customerID: grouped on customerID"), "\(inspect.text)")
+        #expect(!inspect.text.contains(password))
+
+        let output = directory.appendingPathComponent("pulled.sqlite").path
+        let pull = try Child(tool, ["pull", address, "--output", output, "--table", "customers"])
+        #expect(try await pull.finish() == 0, "\(pull.text)")
+        let pulled = try EntityStore.restoringDynamic(from: output)
+        #expect(pulled.state.count(ofTable: "customers") == 30)
+        #expect(pulled.state.count(ofTable: "orders") == 0)
+        let full = directory.appendingPathComponent("full.sqlite").path
+        let pullAll = try Child(tool, ["pull", address, "-o", full])
+        #expect(try await pullAll.finish() == 0, "\(pullAll.text)")
+        let copy = try EntityStore { customers; orders }
+        try copy.restore(from: full)
+        #expect(copy.state[orders].all() == store.state[orders].all())
+
+        // The PG* variables instead of a URL; a wrong password is one line, without it.
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGHOST"] = target.host
+        environment["PGPORT"] = String(target.port)
+        environment["PGUSER"] = target.username
+        environment["PGPASSWORD"] = "wrong-\(password)"
+        environment["PGDATABASE"] = target.database
+        let refused = try Child(tool, ["inspect", "postgres://", "--schema", target.schema], environment: environment)
+        #expect(try await refused.finish() == 1)
+        #expect(refused.text.contains("refused the login"), "\(refused.text)")
+        #expect(!refused.text.contains(password))
+        #expect(refused.text.split(separator: "\n").count == 1, "\(refused.text)")
+        environment["PGPASSWORD"] = password
+        let viaEnvironment = try Child(tool, ["pull", "--output", directory.appendingPathComponent("env.sqlite").path, "--schema", target.schema], environment: environment)
+        #expect(try await viaEnvironment.finish() == 0, "\(viaEnvironment.text)")
+    }
+
+    @Test("the server stopped in the middle of a push: a clear error, the local store intact, and the next push after a restart succeeds")
+    func serverStopped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-stop-\(UUID().uuidString)").path
+        let started = try cluster(["start", directory])
+        guard started.status == 0 else {
+            if TestServer.isCI { Issue.record("cannot start a cluster of its own: \(started.output)") }
+            return
+        }
+        defer { _ = try? cluster(["stop", directory]) }
+        let address = started.output.split(separator: "\n").last.map(String.init) ?? ""
+        let target = try PostgresTarget(url: address, schema: "stopped")
+        let (store, sync) = try await replica(target)
+        try store.write { tx in
+            try tx[customers].insert(contentsOf: (0..<100_000).map { Customer(id: "c\($0)", name: String(repeating: "x", count: 30), region: "eu") })
+        }
+        let pushing = Task { try await sync.push() }
+        try await Task.sleep(for: .milliseconds(150))
+        let halt = try cluster(["halt", directory])
+        #expect(halt.status == 0, "\(halt.output)")
+        let result = await pushing.result
+        guard case let .failure(error) = result, let failure = error as? PostgresStoreError else {
+            Issue.record("the push should have failed (it may have finished before the server stopped): \(result)")
+            return
+        }
+        #expect(failure.isTransient, "\(failure)")
+        #expect(!failure.description.contains("\n"))
+        #expect(store.state[customers].count == 100_000)
+        let resume = try cluster(["resume", directory])
+        #expect(resume.status == 0, "\(resume.output)")
+        let summary = try await sync.push()
+        #expect(summary.rows == 100_000)
+        let fresh = try EntityStore { customers; orders; counters }
+        try await fresh.restore(from: target)
+        #expect(fresh.state[customers].count == 100_000)
+        await sync.close()
+    }
+}
+#endif
