@@ -61,12 +61,6 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     static func from(_ error: any Error, server: String) -> PostgresStoreError {
         switch error {
         case let error as PostgresStoreError: return error
-        case let error as PostgresTransactionError:
-            // The first error that happened is the informative one.
-            if let inner = error.beginError ?? error.closureError ?? error.commitError {
-                return from(inner, server: server)
-            }
-            return .connectionLost(server: server, reason: "the transaction did not complete")
         case let error as PSQLError: return from(error, server: server)
         case is CancellationError: return .connectionLost(server: server, reason: "cancelled")
         default: return .connectionFailed(server: server, reason: oneLine(String(describing: error)))

@@ -276,7 +276,7 @@ public final class PostgresSync: Sendable {
         let schema = target.schema
         let origin = options.origin
         let (newPosition, rows, previousHead) = try await withConnection { connection in
-            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+            try await SQL.transaction(connection) { connection in
                 try await PushTransaction(schema: schema, origin: origin, position: position, mine: mine)
                     .run(batches, connection)
             }
@@ -355,14 +355,8 @@ public final class PostgresSync: Sendable {
         let schema = store.schema
         let target = self.target
         let outcome: PullOutcome = try await withConnection { connection in
-            try await SQL.run(connection, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            do {
-                let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
-                try await SQL.run(connection, "COMMIT")
-                return outcome
-            } catch {
-                _ = try? await SQL.run(connection, "ROLLBACK")
-                throw error
+            try await SQL.transaction(connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+                try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
             }
         }
         return try await finishPull(outcome)
@@ -486,8 +480,7 @@ public final class PostgresSync: Sendable {
             connectionBox.set(connection)
         }
         do {
-            try await SQL.run(connection, "BEGIN")
-            do {
+            let (result, batches, summary) = try await SQL.transaction(connection) { connection in
                 _ = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
                 let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
                 guard case let .changes(head, tables) = outcome else {
@@ -501,15 +494,12 @@ public final class PostgresSync: Sendable {
                     summary = try await PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
                         .run(batches, connection)
                 }
-                try await SQL.run(connection, "COMMIT")
-                if let (newPosition, rows, previousHead) = summary {
-                    _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
-                }
-                return result
-            } catch {
-                _ = try? await SQL.run(connection, "ROLLBACK")
-                throw error
+                return (result, batches, summary)
             }
+            if let (newPosition, rows, previousHead) = summary {
+                _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+            }
+            return result
         } catch {
             let mapped = PostgresStoreError.from(error, server: target.server)
             if mapped.isTransient || connection.isClosed {
@@ -593,7 +583,7 @@ public final class PostgresSync: Sendable {
     public func prune(keepingAfter position: Int64) async throws(PostgresStoreError) -> Int {
         let schema = target.schema
         return try await withConnection { connection in
-            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+            try await SQL.transaction(connection) { connection in
                 let head = try await SQL.rows(
                     connection, "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
                 let current = Int64(try head.first?.decode(String.self) ?? "0") ?? 0

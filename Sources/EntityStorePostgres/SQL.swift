@@ -57,6 +57,43 @@ enum SQL {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PostgresTarget.logger)
     }
 
+    /// Runs `body` in one transaction opened with `begin` and commits it; on an error, rolls
+    /// it back, or, when the error broke the connection, closes the connection (the server
+    /// then rolls back) instead of sending `ROLLBACK` on it: postgres-nio 1.33 can leave a
+    /// statement sent after a fatal error (a terminated backend) waiting forever.
+    static func transaction<R>(
+        _ connection: PostgresConnection, begin: String = "BEGIN", _ body: (PostgresConnection) async throws -> R
+    ) async throws -> R {
+        try await run(connection, begin)
+        do {
+            let result = try await body(connection)
+            try await run(connection, "COMMIT")
+            return result
+        } catch {
+            if connection.isClosed || breaksConnection(error) {
+                try? await connection.close()
+            } else {
+                _ = try? await run(connection, "ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// Whether `error` leaves the connection unusable: the connection closed, or the server
+    /// ended the session (a `FATAL` or `PANIC` error, such as a terminated backend).
+    static func breaksConnection(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .server:
+            let severity = error.serverInfo?[.severity] ?? error.serverInfo?[.localizedSeverity]
+            return severity == "FATAL" || severity == "PANIC"
+        case .queryCancelled:
+            return false
+        default:
+            return true
+        }
+    }
+
     /// Runs `sql` and collects its rows.
     static func rows(_ connection: PostgresConnection, _ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> [PostgresRow] {
         try await run(connection, sql, binds).collect()

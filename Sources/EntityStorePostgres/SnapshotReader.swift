@@ -228,14 +228,8 @@ struct PostgresSnapshotReader {
 
     func read(schema: Schema) async throws(PostgresStoreError) -> (EntityState, PostgresStoreMetadata) {
         try await target.withConnection { connection in
-            try await SQL.run(connection, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            do {
-                let result = try await read(schema: schema, connection)
-                try await SQL.run(connection, "COMMIT")
-                return result
-            } catch {
-                _ = try? await SQL.run(connection, "ROLLBACK")
-                throw error
+            try await SQL.transaction(connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+                try await read(schema: schema, connection)
             }
         }
     }

@@ -56,7 +56,7 @@ struct PostgresSnapshotWriter {
             }
         }
         let (position, counts) = try await target.withConnection { connection in
-            try await connection.withTransaction(logger: PostgresTarget.logger) { connection in
+            try await SQL.transaction(connection) { connection in
                 try await self.writeAll(connection)
             }
         }
