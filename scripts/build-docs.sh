@@ -4,23 +4,32 @@
 # this one never build or resolve one.
 #
 #   scripts/build-docs.sh [OUTPUT_DIR]     # default .build-docs/site
+#
+# The symbol graphs are extracted from the modules of the ordinary debug build with the
+# PostgreSQL trait (`swift test --traits PostgreSQL` builds the same ones), so after the
+# tests this builds nothing: no second build of swift-nio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.build-docs/site}
 graphs=.build-docs/symbol-graphs
-# The build emits a module's symbol graph when it compiles the module: keep the graphs of
-# modules an incremental build leaves alone.
-mkdir -p "$graphs/all" "$out"
+mkdir -p "$out"
 
-modules=(StoreCore EntityStore EntityStoreSQLite EntityStoreCommands EntityStoreTesting)
-for module in "${modules[@]}"; do
-    swift build --scratch-path .build-docs/build --target "$module" \
-        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs/all" >/dev/null
-done
+modules=(StoreCore EntityStore EntityStoreSQLite EntityStoreCommands EntityStoreTesting EntityStorePostgres)
+swift build --traits PostgreSQL >/dev/null
+bin=$(swift build --traits PostgreSQL --show-bin-path)
+triple=$(basename "$(dirname "$bin")")
+# The C modules the Swift modules import: SwiftPM's generated module maps and the
+# packages' own (as the compiler is given them).
+module_maps=()
+while IFS= read -r map; do
+    case "$map" in /*) ;; *) map="$PWD/$map" ;; esac
+    module_maps+=(-Xcc "-fmodule-map-file=$map")
+done < <(find "$bin" -maxdepth 2 -name module.modulemap; find Sources .build/checkouts -name module.modulemap -path '*include*' -not -path '*/Benchmarks/*' -not -path '*/Tests/*'; find Sources -maxdepth 2 -name module.modulemap)
+
 for module in "${modules[@]}"; do
     rm -rf "${graphs:?}/$module" && mkdir -p "$graphs/$module"
-    cp "$graphs/all/$module".symbols.json "$graphs/$module/"
-    cp "$graphs/all/$module"@*.symbols.json "$graphs/$module/" 2>/dev/null || true
+    swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" "${module_maps[@]}" \
+        -minimum-access-level public -output-dir "$graphs/$module"
     docc convert "Sources/$module/$module.docc" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.entitystore.$module" \
         --additional-symbol-graph-dir "$graphs/$module" \

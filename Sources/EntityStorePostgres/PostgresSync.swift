@@ -39,7 +39,7 @@ public struct PostgresSyncSummary: Sendable, Equatable {
     public let reloaded: Bool
 }
 
-/// Keeps an ``EntityStore`` in sync with a store in PostgreSQL shared by several
+/// Keeps an `EntityStore` in sync with a store in PostgreSQL shared by several
 /// processes: each process is a replica holding the whole store in memory, answering
 /// queries locally, and exchanging changes through the database.
 ///
@@ -124,7 +124,7 @@ public final class PostgresSync: Sendable {
     }
 
     /// A sync for `store` and the store in `target`'s schema. Local commits are recorded
-    /// from now on; call ``open()`` before anything else.
+    /// from now on; call ``open(createIfMissing:)`` before anything else.
     /// - Complexity: O(1); each later commit costs O(1) extra under the store's lock.
     public init(store: EntityStore, target: PostgresTarget, options: Options = Options()) {
         self.store = store
@@ -163,7 +163,7 @@ public final class PostgresSync: Sendable {
         }
     }
 
-    /// The change-log position the store is at (-1 before ``open()``).
+    /// The change-log position the store is at (-1 before ``open(createIfMissing:)``).
     public var position: Int64 { shared.withLock { $0.position } }
 
     /// Joins the store in the database: loads it into the store (replacing the store's
@@ -332,7 +332,7 @@ public final class PostgresSync: Sendable {
     // MARK: Pull
 
     /// Applies every change others pushed since this replica's position, as one local
-    /// commit (named ``ownCommitName``, and never pushed back). A replica whose position
+    /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
     /// - Complexity: O(rows changed since the position), in one read-only transaction.
     @discardableResult
