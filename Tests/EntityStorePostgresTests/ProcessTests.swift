@@ -250,7 +250,19 @@ struct PostgresProcessTests {
         try await Task.sleep(for: .milliseconds(150))
         let halt = try cluster(["halt", directory])
         #expect(halt.status == 0, "\(halt.output)")
-        let result = await pushing.result
+        // postgres-nio 1.33 can leave a COPY write that waits for the socket to drain
+        // waiting forever when the connection closes under it (its backpressure promise is
+        // never failed): bounded here, and reported as a known issue when it happens.
+        let ended = Locked<Result<PostgresSyncSummary, any Error>?>(nil)
+        Task { let result = await pushing.result; ended.withLock { $0 = result } }
+        let deadline = ContinuousClock.now + .seconds(90)
+        while ended.withLock({ $0 == nil }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard let result = ended.withLock({ $0 }) else {
+            withKnownIssue("a COPY write can wait forever once the server is gone (postgres-nio)", isIntermittent: true) {
+                Issue.record("the push did not end within 90 s of the server stopping")
+            }
+            return
+        }
         guard case let .failure(error) = result, let failure = error as? PostgresStoreError else {
             Issue.record("the push should have failed (it may have finished before the server stopped): \(result)")
             return
