@@ -63,6 +63,7 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
         case let error as PostgresStoreError: return error
         case let error as PSQLError: return from(error, server: server)
         case is CancellationError: return .connectionLost(server: server, reason: "cancelled")
+        case is ConnectionClosedDuringCopy: return .connectionLost(server: server, reason: "the server closed the connection during COPY")
         default: return .connectionFailed(server: server, reason: oneLine(String(describing: error)))
         }
     }

@@ -82,6 +82,7 @@ enum SQL {
     /// Whether `error` leaves the connection unusable: the connection closed, or the server
     /// ended the session (a `FATAL` or `PANIC` error, such as a terminated backend).
     static func breaksConnection(_ error: any Error) -> Bool {
+        if error is ConnectionClosedDuringCopy { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .server:
@@ -91,6 +92,28 @@ enum SQL {
             return false
         default:
             return true
+        }
+    }
+
+    /// Writes `buffer` to a `COPY ... FROM STDIN`, failing as soon as `connection` closes:
+    /// postgres-nio 1.33 keeps a write that waits for the socket to drain waiting forever
+    /// when the channel closes under it (a server stopped mid-push), so the write runs in
+    /// a task of its own and the first of its end and the connection's close answers.
+    /// O(bytes) plus one task per message.
+    static func write(_ buffer: ByteBuffer, to writer: PostgresCopyFromWriter, of connection: PostgresConnection) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let answer = FirstAnswer(continuation)
+            Task {
+                do {
+                    try await writer.write(buffer)
+                    answer.resume(with: .success(()))
+                } catch {
+                    answer.resume(with: .failure(error))
+                }
+            }
+            connection.closeFuture.whenComplete { _ in
+                answer.resume(with: .failure(ConnectionClosedDuringCopy()))
+            }
         }
     }
 
@@ -231,6 +254,21 @@ enum CellReader {
 
     private static func invalid(_ cell: PostgresCell, _ table: String) -> PostgresStoreError {
         .invalidData(table: table, detail: "column '\(cell.columnName)' holds a value this reader cannot decode")
+    }
+}
+/// The connection closed while a `COPY` was writing.
+struct ConnectionClosedDuringCopy: Error {}
+
+/// A continuation resumed by the first of several answers; later ones are dropped.
+final class FirstAnswer: Sendable {
+    private let continuation: Locked<CheckedContinuation<Void, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Locked(continuation)
+    }
+
+    func resume(with result: Result<Void, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 #endif

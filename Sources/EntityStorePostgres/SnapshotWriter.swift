@@ -192,11 +192,11 @@ struct PostgresSnapshotWriter {
                     CopyText.append(.integer(revision), to: &buffer)
                     buffer.writeInteger(UInt8(10))
                     if buffer.readableBytes >= Self.bytesPerMessage {
-                        try await writer.write(buffer)
+                        try await SQL.write(buffer, to: writer, of: connection)
                         buffer.clear()
                     }
                 }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                if buffer.readableBytes > 0 { try await SQL.write(buffer, to: writer, of: connection) }
             }
         }
         for column in layout.columns.indices {

@@ -311,11 +311,11 @@ struct PushTransaction {
                     CopyText.append(.integer(revision), to: &buffer)
                     buffer.writeInteger(UInt8(10))
                     if buffer.readableBytes >= PostgresSnapshotWriter.bytesPerMessage {
-                        try await writer.write(buffer)
+                        try await SQL.write(buffer, to: writer, of: connection)
                         buffer.clear()
                     }
                 }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                if buffer.readableBytes > 0 { try await SQL.write(buffer, to: writer, of: connection) }
             }
             let sources = layout.columns.indices.map { SQL.quote(columnName($0)) } + ["\"entitystore_revision\""]
             let inserted = try await SQL.rows(
