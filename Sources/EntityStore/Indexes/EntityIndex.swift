@@ -84,7 +84,7 @@ extension KeyedEntityIndex {
 
     @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
-        if key(old) == key(new) { return }
+        if indexableKey(key(old)) == indexableKey(key(new)) { return }
         remove(old, sequence: sequence)
         insert(new, sequence: sequence)
     }
@@ -97,7 +97,7 @@ extension KeyedEntityIndex {
         var problems: [String] = []
         var expected = 0
         for (id, row) in rows {
-            guard let key = key(row.value) else { continue }
+            guard let key = indexableKey(key(row.value)) else { continue }
             expected += 1
             if !holds(id, under: key, sequence: row.sequence) {
                 problems.append("\(kindName) index '\(name)': no entry for \(id) under key \(key)")
@@ -108,4 +108,13 @@ extension KeyedEntityIndex {
         }
         return problems + structuralProblems
     }
+}
+
+/// The key an index holds for an entity: `nil` (not indexed) for a missing key and for a
+/// value that is not equal to itself, a floating-point NaN, which no lookup could find
+/// again and which no range or order comparison places. O(1).
+@inlinable
+func indexableKey<Key: Equatable>(_ key: Key?) -> Key? {
+    guard let key, key == key else { return nil }
+    return key
 }

@@ -68,7 +68,7 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
 
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity) else { return }
+        guard let key = indexableKey(key(entity)) else { return }
         groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
     }
 
@@ -101,7 +101,7 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
 
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity) else { return }
+        guard let key = indexableKey(key(entity)) else { return }
         var emptied = false
         if groups[key] != nil {
             groups[key, default: SortedMap()].removeValue(forKey: sequence)

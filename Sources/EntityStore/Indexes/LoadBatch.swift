@@ -33,13 +33,14 @@ struct LoadBatch<E: Entity> {
     }
 
     /// Calls `body` with the key `keyInPlace` reads from each entity, its ID and its
-    /// insertion position, in insertion order, skipping entities without a key. O(k).
+    /// insertion position, in insertion order, skipping entities without a key (see
+    /// ``indexableKey(_:)``). O(k).
     @inlinable
-    func forEachKey<Key>(
+    func forEachKey<Key: Equatable>(
         _ keyInPlace: (UnsafePointer<E>) -> Key?, _ body: (Key, E.ID, UInt64) -> Void
     ) {
         forEach { entity, sequence in
-            guard let key = keyInPlace(entity) else { return }
+            guard let key = indexableKey(keyInPlace(entity)) else { return }
             body(key, entity.pointee.id, sequence)
         }
     }

@@ -2,6 +2,11 @@ import HashTreeCollections
 
 /// The sort key of an ordered index: the indexed value, then insertion order to keep
 /// equal values stable and every entry distinct.
+///
+/// The order is total even for floating-point values that are not equal to themselves (a
+/// NaN, which indexes leave out but live sorted windows and group extremes may hold):
+/// those sort after every other value and among themselves by sequence, so a B-tree of
+/// these keys stays well formed whatever it holds.
 @usableFromInline
 struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
     @usableFromInline
@@ -15,9 +20,26 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
         self.sequence = sequence
     }
 
+    /// Whether keys may be unordered (NaN): only floating-point keys pay for the check.
+    @inlinable
+    static var mayBeUnordered: Bool { Key.self is any FloatingPoint.Type }
+
     @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
-        lhs.key < rhs.key || (lhs.key == rhs.key && lhs.sequence < rhs.sequence)
+        if lhs.key < rhs.key { return true }
+        if lhs.key == rhs.key { return lhs.sequence < rhs.sequence }
+        guard mayBeUnordered else { return false }
+        // Greater, or unordered: a value not equal to itself sorts last.
+        let lhsOrdered = lhs.key == lhs.key, rhsOrdered = rhs.key == rhs.key
+        if lhsOrdered && rhsOrdered { return false }
+        if lhsOrdered != rhsOrdered { return lhsOrdered }
+        return lhs.sequence < rhs.sequence
+    }
+
+    @inlinable
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.sequence == rhs.sequence else { return false }
+        return lhs.key == rhs.key || (mayBeUnordered && lhs.key != lhs.key && rhs.key != rhs.key)
     }
 }
 
@@ -53,7 +75,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
 
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity) else { return }
+        guard let key = indexableKey(key(entity)) else { return }
         entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 
@@ -87,7 +109,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
 
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity) else { return }
+        guard let key = indexableKey(key(entity)) else { return }
         entries.removeValue(forKey: OrderedIndexKey(key: key, sequence: sequence))
     }
 

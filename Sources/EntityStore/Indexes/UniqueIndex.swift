@@ -23,7 +23,7 @@ struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex 
 
     @inlinable
     func validateInsert(_ entity: Element, table: String) throws(EntityStoreError) {
-        guard let key = key(entity), let existing = entries[key], existing != entity.id else { return }
+        guard let key = indexableKey(key(entity)), let existing = entries[key], existing != entity.id else { return }
         throw .uniqueViolation(
             table: table, index: name, key: describeID(key),
             existingID: describeID(existing), newID: describeID(entity.id))
@@ -31,19 +31,19 @@ struct UniqueIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex 
 
     @inlinable
     func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {
-        if key(old) == key(new) { return }
+        if indexableKey(key(old)) == indexableKey(key(new)) { return }
         try validateInsert(new, table: table)
     }
 
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity) else { return }
+        guard let key = indexableKey(key(entity)) else { return }
         entries[key] = entity.id
     }
 
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
-        guard let key = key(entity), entries[key] == entity.id else { return }
+        guard let key = indexableKey(key(entity)), entries[key] == entity.id else { return }
         entries.removeValue(forKey: key)
     }
 
