@@ -1,4 +1,4 @@
-import Synchronization
+import StoreCore
 #if canImport(Testing)
 import Testing
 #endif
@@ -85,9 +85,10 @@ enum FailureReporter {
 }
 
 /// Collects failures for ``withRecordedFailures(_:)``; shared by every thread the body
-/// starts while the task-local value is in scope.
+/// starts while the task-local value is in scope (behind the package's lock, which
+/// ThreadSanitizer follows).
 final class FailureRecorder: Sendable {
-    private let failures = Mutex<[TestFailure]>([])
+    private let failures = Lock<[TestFailure]>([])
 
     func append(_ failure: TestFailure) { failures.withLock { $0.append(failure) } }
     var recorded: [TestFailure] { failures.withLock { $0 } }
