@@ -4,7 +4,6 @@ import Foundation
 import NIOCore
 import PostgresNIO
 import StoreCore
-import Synchronization
 
 /// Something a ``PostgresSync`` did or met while running, for its ``PostgresSync/events`` stream.
 public enum PostgresSyncEvent: Sendable, CustomStringConvertible {
@@ -93,16 +92,19 @@ public final class PostgresSync: Sendable {
     public let events: AsyncStream<PostgresSyncEvent>
 
     private let continuation: AsyncStream<PostgresSyncEvent>.Continuation
-    private let shared: Locked<Shared>
+    private let shared: Lock<Shared>
     private let operations = AsyncLock()
-    private let connectionBox = ConnectionBox()
-    private let hookToken = Locked<Observation?>(nil)
+    /// The sync's one connection, kept between operations (which `operations` serializes).
+    private let connectionBox = Lock<PostgresConnection?>(nil)
+    private let hookToken = Lock<Observation?>(nil)
 
     /// The commit name of the commits a sync makes itself (pulls, undos): they are others'
     /// changes, never pushed back.
     static let ownCommitName = "entitystore.postgres.pull"
 
-    struct Shared {
+    // `@unchecked Sendable` is safe: it only lives behind `shared`'s lock, and the one
+    // non-`Sendable` type in it, `AnyHashable`, only ever wraps entity IDs, which are `Sendable`.
+    struct Shared: @unchecked Sendable {
         /// Every change up to this position is in the store.
         var position: Int64 = -1
         /// Positions of this replica's own pushes after `position`.
@@ -118,7 +120,7 @@ public final class PostgresSync: Sendable {
         var capturing: Set<String> = []
     }
 
-    struct Transition {
+    struct Transition: Sendable {
         let changeSet: ChangeSet
         let follows: Bool
     }
@@ -131,7 +133,7 @@ public final class PostgresSync: Sendable {
         self.target = target
         self.options = options
         (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self)
-        let shared = Locked(Shared())
+        let shared = Lock(Shared())
         self.shared = shared
         let token = store.core.addPublishHook(startingWith: { _ in }) { changes in
             shared.withLock { state in
@@ -147,7 +149,7 @@ public final class PostgresSync: Sendable {
     deinit {
         continuation.finish()
         hookToken.withLock { $0?.cancel() }
-        if let connection = connectionBox.get() {
+        if let connection = connectionBox.withLock({ $0 }) {
             // The completion keeps the connection alive until it is closed.
             connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
         }
@@ -157,8 +159,7 @@ public final class PostgresSync: Sendable {
     /// recording local commits. Call it when done; releasing the sync does it too.
     public func close() async {
         hookToken.withLock { $0?.cancel() }
-        if let connection = connectionBox.get() {
-            connectionBox.set(nil)
+        if let connection = connectionBox.withLock({ open in defer { open = nil }; return open }) {
             try? await connection.close()
         }
     }
@@ -473,11 +474,11 @@ public final class PostgresSync: Sendable {
         let origin = options.origin
         let meta = SQL.qualified(target.schema, "entitystore_meta")
         let connection: PostgresConnection
-        if let open = connectionBox.get(), !open.isClosed {
+        if let open = connectionBox.withLock({ $0 }), !open.isClosed {
             connection = open
         } else {
             connection = try await target.connect()
-            connectionBox.set(connection)
+            connectionBox.withLock { $0 = connection }
         }
         do {
             let (result, batches, summary) = try await SQL.transaction(connection) { connection in
@@ -503,7 +504,7 @@ public final class PostgresSync: Sendable {
         } catch {
             let mapped = PostgresStoreError.from(error, server: target.server)
             if mapped.isTransient || connection.isClosed {
-                connectionBox.set(nil)
+                connectionBox.withLock { $0 = nil }
                 try? await connection.close()
             }
             throw mapped
@@ -605,7 +606,7 @@ public final class PostgresSync: Sendable {
 
     /// The server process of the sync's open connection, if one is open (tests cut it).
     func backendProcessID() async throws -> Int32? {
-        guard let connection = connectionBox.get() else { return nil }
+        guard let connection = connectionBox.withLock({ $0 }) else { return nil }
         return try await SQL.rows(connection, "SELECT pg_backend_pid()").first?.decode(Int32.self)
     }
 
@@ -613,41 +614,23 @@ public final class PostgresSync: Sendable {
     /// so the next operation reconnects).
     private func withConnection<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws(PostgresStoreError) -> R {
         let connection: PostgresConnection
-        if let open = connectionBox.get(), !open.isClosed {
+        if let open = connectionBox.withLock({ $0 }), !open.isClosed {
             connection = open
         } else {
             connection = try await target.connect()
-            connectionBox.set(connection)
+            connectionBox.withLock { $0 = connection }
         }
         do {
             return try await body(connection)
         } catch {
             let mapped = PostgresStoreError.from(error, server: target.server)
             if case .conflict = mapped {} else if mapped.isTransient || connection.isClosed {
-                connectionBox.set(nil)
+                connectionBox.withLock { $0 = nil }
                 try? await connection.close()
             }
             throw mapped
         }
     }
-}
-
-/// A value behind a lock, shareable by reference (a `Mutex` alone cannot be captured).
-final class Locked<Value>: @unchecked Sendable {
-    // `@unchecked Sendable` is safe: the value is only reached through `withLock`, under
-    // the mutex; callers only ever put `Sendable` values or `Entity.ID`s in it.
-    private let mutex: Mutex<Value>
-    init(_ value: sending Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout sending Value) throws -> sending R) rethrows -> sending R {
-        try mutex.withLock(body)
-    }
-}
-
-/// The sync's one connection, kept between operations (which the operations lock serializes).
-final class ConnectionBox: Sendable {
-    private let value = Mutex<PostgresConnection?>(nil)
-    func get() -> PostgresConnection? { value.withLock { $0 } }
-    func set(_ connection: PostgresConnection?) { value.withLock { $0 = connection } }
 }
 
 /// The IDs a change set changed in `table`.

@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
-import Synchronization
+import StoreCore
 
 /// Where a store lives in PostgreSQL: the server, the login, the database, and the schema
 /// that holds the store's tables.
@@ -170,7 +170,7 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
         configuration.options.connectTimeout = .milliseconds(max(1, milliseconds))
         if tls == .require { configuration.options.tlsServerName = nil }
-        let id = Self.connectionIDs.next()
+        let id = Self.connectionIDs.withLock { count in count += 1; return count }
         do {
             return try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: Self.logger)
@@ -195,7 +195,7 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         }
     }
 
-    private static let connectionIDs = Counter()
+    private static let connectionIDs = Lock(0)
 
     /// Connects, runs `body`, and closes the connection whatever happens.
     func withConnection<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws(PostgresStoreError) -> R {
@@ -211,9 +211,4 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     }
 }
 
-/// A thread-safe counter for connection IDs.
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
-}
 #endif

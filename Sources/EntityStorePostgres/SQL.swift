@@ -3,6 +3,7 @@ import EntityStore
 import Foundation
 import NIOCore
 import PostgresNIO
+import StoreCore
 
 /// SQL text building: identifiers are always quoted, values always bound.
 enum SQL {
@@ -261,10 +262,10 @@ struct ConnectionClosedDuringCopy: Error {}
 
 /// A continuation resumed by the first of several answers; later ones are dropped.
 final class FirstAnswer: Sendable {
-    private let continuation: Locked<CheckedContinuation<Void, any Error>?>
+    private let continuation: Lock<CheckedContinuation<Void, any Error>?>
 
     init(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = Locked(continuation)
+        self.continuation = Lock(continuation)
     }
 
     func resume(with result: Result<Void, any Error>) {

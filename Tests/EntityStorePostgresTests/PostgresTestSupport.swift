@@ -62,4 +62,45 @@ let postgresSkipNote: Comment = """
     PostgreSQL not configured: start a throwaway server with `dir=$(mktemp -d) && \
     export ENTITYSTORE_POSTGRES_URL=$(.ci/postgres-cluster start $dir)` (stop it with `.ci/postgres-cluster stop $dir`)
     """
+/// A task executor with a thread of its own, for the tests that measure time.
+///
+/// The whole suite shares the concurrency pool's threads (two on a two-core machine), and
+/// many of its tests block one while a child process runs: a continuation queued behind
+/// them can wait for a minute, which a test of a one-second connect timeout would take for
+/// a bug. A test run with this executor as preference resumes on its own thread.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `jobs` is only touched with `condition` locked; the
+    // thread only runs jobs it took out of `jobs` under that lock.
+    static let shared = DedicatedThreadExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                while jobs.isEmpty { condition.wait() }
+                let job = jobs.removeFirst()
+                condition.unlock()
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+        thread.name = "timing tests"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// Runs `body` on ``DedicatedThreadExecutor/shared`` (and the child tasks it starts).
+func onDedicatedThread<R: Sendable>(_ body: () async throws -> R) async throws -> R {
+    try await withTaskExecutorPreference(DedicatedThreadExecutor.shared, operation: body)
+}
 #endif

@@ -4,6 +4,7 @@ import EntityStore
 import EntityStoreSQLite
 import Foundation
 import PostgresNIO
+@testable import StoreCore
 import Testing
 
 /// An executable built beside the test binary.
@@ -246,15 +247,17 @@ struct PostgresProcessTests {
         try store.write { tx in
             try tx[customers].insert(contentsOf: (0..<100_000).map { Customer(id: "c\($0)", name: String(repeating: "x", count: 30), region: "eu") })
         }
-        let pushing = Task { try await sync.push() }
+        // The push and the wait on threads of their own: the bound below is the push's, not
+        // the time its continuations spend queued behind the rest of the suite.
+        let pushing = Task(executorPreference: DedicatedThreadExecutor.shared) { try await sync.push() }
         try await Task.sleep(for: .milliseconds(150))
         let halt = try cluster(["halt", directory])
         #expect(halt.status == 0, "\(halt.output)")
         // postgres-nio 1.33 can leave a COPY write that waits for the socket to drain
         // waiting forever when the connection closes under it (its backpressure promise is
         // never failed): bounded here, and reported as a known issue when it happens.
-        let ended = Locked<Result<PostgresSyncSummary, any Error>?>(nil)
-        Task { let result = await pushing.result; ended.withLock { $0 = result } }
+        let ended = Lock<Result<PostgresSyncSummary, any Error>?>(nil)
+        Task(executorPreference: DedicatedThreadExecutor.shared) { let result = await pushing.result; ended.withLock { $0 = result } }
         let deadline = ContinuousClock.now + .seconds(90)
         while ended.withLock({ $0 == nil }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         guard let result = ended.withLock({ $0 }) else {
