@@ -210,10 +210,6 @@ struct PostgresFigures {
     }()
 }
 
-struct BenchFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 private func quantile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
