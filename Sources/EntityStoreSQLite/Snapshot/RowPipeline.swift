@@ -109,11 +109,17 @@ enum RowPipeline {
         var arranger = arranger
         var chunk: [Part] = []
         var rowsInChunk = 0
+        var sentLayout = false
         do {
             try encode { fields in
                 let added = try arranger.arrange(fields)
                 if chunk.capacity == 0 { chunk.reserveCapacity(rowsPerChunk * (arranger.values.count + 1)) }
-                if !added.isEmpty { chunk.append(.layout(arranger.layout, newColumns: added)) }
+                // The first row's layout always goes first: the table is created from it,
+                // even when declared columns mean the row adds none (its id kind is new).
+                if !added.isEmpty || !sentLayout {
+                    chunk.append(.layout(arranger.layout, newColumns: added))
+                    sentLayout = true
+                }
                 for value in arranger.values { chunk.append(.value(value)) }
                 chunk.append(.end)
                 rowsInChunk += 1

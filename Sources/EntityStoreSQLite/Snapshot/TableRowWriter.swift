@@ -13,7 +13,7 @@ struct TableRowWriter {
     /// The table's columns as the rows so far need them.
     var layout: TableLayout {
         get { arranger.layout }
-        set { arranger.layout = newValue }
+        _modify { yield &arranger.layout }
     }
 
     /// A writer for a new table (created on the first row).
@@ -25,7 +25,8 @@ struct TableRowWriter {
 
     /// A writer for an existing table with a known layout (incremental saves).
     init(layout: TableLayout, connection: SQLiteConnection) {
-        self.arranger = RowArranger(layout: layout)
+        // The table may hold rows already: a column a save adds is NULL in them.
+        self.arranger = RowArranger(layout: layout, rowsBefore: 1)
         self.connection = connection
         self.created = true
     }
@@ -158,8 +159,11 @@ struct RowArranger: Sendable {
     /// Rows arranged so far: a column that appears after the first row is nullable.
     private var rows = 0
 
-    init(layout: TableLayout) {
+    /// An arranger for rows after `rowsBefore` rows already laid out (a column that
+    /// appears after the first row is nullable).
+    init(layout: TableLayout, rowsBefore: Int = 0) {
         self.layout = layout
+        self.rows = rowsBefore
     }
 
     /// Arranges one row given as named fields; `id` must be among them and not null.
