@@ -25,7 +25,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, commit: the commit latencies, lookup: insert and lookup), for profiling.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, commit: the commit latencies, lookup: insert and lookup, memory: bytes_per_entity, derived: derived_notify_us), for profiling and for the largest sizes.", visibility: .hidden))
     var only: String?
 
     @Option(help: "Also measure the PostgreSQL figures against this server (postgres:// URL; default: ENTITYSTORE_POSTGRES_URL, if set).")
@@ -107,6 +107,14 @@ struct EntityStoreBench: ParsableCommand {
                 report.add(try phase("incremental_save_1pct") {
                     try figures.incrementalFigure(store: try store(), fullSnapshotSeconds: full.seconds).0
                 })
+            case "memory":
+                let (memory, note) = try phase("bytes_per_entity") { try figures.bytesPerEntity() }
+                report.add(memory)
+                report.notes.append(note)
+            case "derived":
+                let (derived, watched) = try phase("derived_notify_us") { try figures.derivedNotify(store: try store()) }
+                report.add(derived)
+                report.notes.append("derived_notify_us: \(grouped(watched)) live derived queries by ID")
             case "testing":
                 let testing = TestingFigures(repetitions: figures.repetitions)
                 report.add(try phase("testing_round_trip_ms") { try testing.roundTrip(store: try store()) })
@@ -121,7 +129,7 @@ struct EntityStoreBench: ParsableCommand {
                 }
                 for figure in measured.figures { report.add(figure) }
                 report.notes.append(contentsOf: measured.notes)
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, postgres, commit or lookup")
+            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, postgres, commit, lookup, memory or derived")
             }
             return report
         }

@@ -172,39 +172,36 @@ struct SnapshotWriter {
         of table: T, connection: SQLiteConnection, progress: (Int) -> Void
     ) throws(SnapshotError) -> TableLayout {
         let view = state[table.typed]
-        var writer = TableRowWriter(table: table.name, connection: connection)
+        let name = table.name
+        var writer = TableRowWriter(table: name, connection: connection)
         if let dynamic = view as? TableView<DynamicRecord> {
-            let kinds = DynamicKinds(rows: dynamic, preferredOrder: options.fieldOrder[table.name] ?? [])
+            let kinds = DynamicKinds(rows: dynamic, preferredOrder: options.fieldOrder[name] ?? [])
             try writer.declare(kinds.columns)
-            for record in dynamic {
-                do {
-                    try writer.write(kinds.fields(of: record))
-                } catch let error as SnapshotError {
-                    throw error.naming(table: table.name)
-                } catch {
-                    throw SnapshotError.encodingFailed(table: table.name, detail: "record \(record.id) does not fit the columns chosen for it")
-                }
-                if writer.rowsWritten % 10_000 == 0 { progress(writer.rowsWritten) }
-            }
-            try writer.finish(idKind: nil)
-        } else {
-            let encoder = RowEncoder()
-            do {
-                // The table's own loop runs specialized for its entity type.
-                try table.typed.bulk.forEach(view) { entity in
-                    do { try encoder.encode(entity) } catch {
-                        throw SnapshotError.encodingFailed(table: table.name, detail: "entity \(entity.id): \(error)")
+            try RowPipeline.write(rows: dynamic.count, table: name, with: &writer, progress: progress) { emit in
+                for record in dynamic {
+                    let fields: RowPipeline.Fields
+                    do { fields = try kinds.fields(of: record) } catch let error as SnapshotError {
+                        throw error.naming(table: name)
+                    } catch {
+                        throw SnapshotError.encodingFailed(table: name, detail: "record \(record.id) does not fit the columns chosen for it")
                     }
-                    try writer.write(encoder.fields)
-                    if writer.rowsWritten % 10_000 == 0 { progress(writer.rowsWritten) }
+                    try emit(fields)
                 }
-            } catch let error as SnapshotError {
-                throw error
-            } catch {
-                throw .encodingFailed(table: table.name, detail: String(describing: error))
             }
-            try writer.finish(idKind: nil)
+        } else {
+            // The table's own loop runs specialized for its entity type.
+            let forEach = table.typed.bulk.forEach
+            try RowPipeline.write(rows: view.count, table: name, with: &writer, progress: progress) { emit in
+                let encoder = RowEncoder()
+                try forEach(view) { entity in
+                    do { try encoder.encode(entity) } catch {
+                        throw SnapshotError.encodingFailed(table: name, detail: "entity \(entity.id): \(error)")
+                    }
+                    try emit(encoder.fields)
+                }
+            }
         }
+        try writer.finish(idKind: nil)
         progress(writer.rowsWritten)
         return writer.layout
     }
