@@ -134,7 +134,7 @@ struct PostgresSnapshotWriter {
     ) async throws -> WriteLayout {
         let view = state[table.typed]
         let generated = "entitystore_t\(position)"
-        var source = try RowSource(view: view, table: table.name)
+        var source = try RowSource(view: view, bulk: table.typed.bulk, table: table.name)
         var layout = source.initialLayout
         var pending: [(name: String, value: EncodedValue)]?
         // Seed the columns from the first row, so the table starts with them.
@@ -213,13 +213,18 @@ struct PostgresSnapshotWriter {
 /// The encoded rows of one table, one at a time, in insertion order.
 struct RowSource<E: Entity> {
     private var iterator: TableView<E>.Iterator
+    /// The table's own loop, compiled for its entity type, filling `buffered`.
+    private let nextChunk: @Sendable (inout TableView<E>.Iterator, inout [E], Int) -> Void
+    /// Entities taken from the iteration, in reverse order (the next one last).
+    private var buffered: [E] = []
     private let encoder = PGRowEncoder()
     private let dynamic: DynamicKinds?
     let table: String
     let initialLayout: WriteLayout
 
-    init(view: TableView<E>, table: String) throws(PostgresStoreError) {
+    init(view: TableView<E>, bulk: BulkOperations<E>, table: String) throws(PostgresStoreError) {
         self.iterator = view.makeIterator()
+        self.nextChunk = bulk.nextChunk
         self.table = table
         if let records = view as? TableView<DynamicRecord> {
             let kinds = try DynamicKinds(records: records, table: table)
@@ -233,7 +238,11 @@ struct RowSource<E: Entity> {
 
     /// The next row's fields, or nil at the end. O(fields).
     mutating func next() throws(PostgresStoreError) -> [(name: String, value: EncodedValue)]? {
-        guard let entity = iterator.next() else { return nil }
+        if buffered.isEmpty {
+            nextChunk(&iterator, &buffered, 1_024)
+            buffered.reverse()
+        }
+        guard let entity = buffered.popLast() else { return nil }
         return try Self.fields(of: entity, encoder: encoder, dynamic: dynamic, table: table)
     }
 
