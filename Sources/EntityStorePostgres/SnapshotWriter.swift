@@ -35,7 +35,8 @@ public struct PostgresSnapshotSummary: Sendable, CustomStringConvertible {
 ///
 /// Everything is built in a new schema with a random name: tables with generated names
 /// and columns, loaded with `COPY ... FROM STDIN` (text format: postgres-nio offers no
-/// other), then renamed to the entity tables' names (quoted), keyed and indexed. The old
+/// other; the rows are encoded on a thread of their own, ``CopyEncoder``, while the
+/// connection's task sends them), then renamed to the entity tables' names (quoted), keyed and indexed. The old
 /// schema is dropped and the new one renamed over it before the commit, so a reader sees
 /// the old contents or the new, never a mix; any failure (or a killed process, or a
 /// server that stops) rolls everything back and leaves the old contents.
@@ -43,7 +44,7 @@ struct PostgresSnapshotWriter {
     let state: EntityState
     let target: PostgresTarget
     var appSchemaVersion = 0
-    /// Rows per `COPY` message.
+    /// Bytes of rows per `COPY` message.
     static let bytesPerMessage = 1 << 20
 
     func write() async throws(PostgresStoreError) -> PostgresSnapshotSummary {
@@ -134,70 +135,60 @@ struct PostgresSnapshotWriter {
     ) async throws -> WriteLayout {
         let view = state[table.typed]
         let generated = "entitystore_t\(position)"
-        var source = try RowSource(view: view, bulk: table.typed.bulk, table: table.name)
-        var layout = source.initialLayout
-        var pending: [(name: String, value: EncodedValue)]?
-        // Seed the columns from the first row, so the table starts with them.
-        if let first = try source.next() {
-            _ = try layout.absorb(first)
-            pending = first
-        }
+        let encoder = try CopyEncoder(
+            view: view, bulk: table.typed.bulk, table: table.name, revision: revision, bytesPerPiece: Self.bytesPerMessage)
+        // The rows are encoded on a thread of their own while this task sends them.
+        let feed = encoder.start()
+        defer { feed.cancel() }
         func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
-        var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
-        definitions.append("\"entitystore_revision\" BIGINT NOT NULL")
-        try await SQL.run(connection, "CREATE TABLE \(SQL.qualified(stage, generated)) (\(definitions.joined(separator: ", ")))")
-        var finished = pending == nil
-        var changes: [WriteLayout.Change] = []
-        var row: [PGValue] = []
-        while !finished {
-            for change in changes {
-                switch change {
-                case let .add(column):
-                    try await SQL.run(
-                        connection, "ALTER TABLE \(SQL.qualified(stage, generated)) ADD COLUMN \(SQL.quote(columnName(column))) \(layout.sqlType(column))")
-                case let .retype(column):
-                    try await SQL.run(
-                        connection,
-                        "ALTER TABLE \(SQL.qualified(stage, generated)) ALTER COLUMN \(SQL.quote(columnName(column))) TYPE \(layout.sqlType(column)) USING NULL")
+        var layout = encoder.initialLayout
+        var created = false
+        func create() async throws {
+            var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
+            definitions.append("\"entitystore_revision\" BIGINT NOT NULL")
+            try await SQL.run(connection, "CREATE TABLE \(SQL.qualified(stage, generated)) (\(definitions.joined(separator: ", ")))")
+            created = true
+        }
+        var pending = try await feed.next()
+        while let piece = pending {
+            pending = nil
+            switch piece {
+            case let .layout(next, changes):
+                layout = next
+                if !created {
+                    try await create()
+                    break
                 }
-            }
-            changes = []
-            let columns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
-            try await connection.copyFrom(table: generated, columns: columns, logger: PostgresTarget.logger) { writer in
-                var buffer = ByteBuffer()
-                buffer.reserveCapacity(Self.bytesPerMessage + 4096)
-                while true {
-                    let fields: [(name: String, value: EncodedValue)]
-                    if let waiting = pending {
-                        fields = waiting
-                        pending = nil
-                    } else if let next = try source.next() {
-                        let needed = try layout.absorb(next)
-                        if !needed.isEmpty {
-                            // The table needs a column first: end this COPY, change it, go on.
-                            changes = needed
+                for change in changes {
+                    switch change {
+                    case let .add(column):
+                        try await SQL.run(
+                            connection, "ALTER TABLE \(SQL.qualified(stage, generated)) ADD COLUMN \(SQL.quote(columnName(column))) \(layout.sqlType(column))")
+                    case let .retype(column):
+                        try await SQL.run(
+                            connection,
+                            "ALTER TABLE \(SQL.qualified(stage, generated)) ALTER COLUMN \(SQL.quote(columnName(column))) TYPE \(layout.sqlType(column)) USING NULL")
+                    }
+                }
+            case let .rows(first):
+                // One COPY for the rows up to the next layout change (or the end).
+                let columns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
+                try await connection.copyFrom(table: generated, columns: columns, logger: PostgresTarget.logger) { writer in
+                    try await SQL.write(first, to: writer, of: connection)
+                    while let next = try await feed.next() {
+                        guard case let .rows(buffer) = next else {
                             pending = next
-                            break
+                            return
                         }
-                        fields = next
-                    } else {
-                        finished = true
-                        break
-                    }
-                    layout.values(fields, into: &row)
-                    for value in row {
-                        CopyText.append(value, to: &buffer)
-                        buffer.writeInteger(UInt8(9))
-                    }
-                    CopyText.append(.integer(revision), to: &buffer)
-                    buffer.writeInteger(UInt8(10))
-                    if buffer.readableBytes >= Self.bytesPerMessage {
                         try await SQL.write(buffer, to: writer, of: connection)
-                        buffer.clear()
                     }
                 }
-                if buffer.readableBytes > 0 { try await SQL.write(buffer, to: writer, of: connection) }
+            case let .done(final):
+                layout = final
+                if !created { try await create() }
             }
+            if pending == nil, case .done = piece { break }
+            if pending == nil { pending = try await feed.next() }
         }
         for column in layout.columns.indices {
             try await SQL.run(
@@ -210,44 +201,12 @@ struct PostgresSnapshotWriter {
     }
 }
 
-/// The encoded rows of one table, one at a time, in insertion order.
-struct RowSource<E: Entity> {
-    private var iterator: TableView<E>.Iterator
-    /// The table's own loop, compiled for its entity type, filling `buffered`.
-    private let nextChunk: @Sendable (inout TableView<E>.Iterator, inout [E], Int) -> Void
-    /// Entities taken from the iteration, in reverse order (the next one last).
-    private var buffered: [E] = []
-    private let encoder = PGRowEncoder()
-    private let dynamic: DynamicKinds?
-    let table: String
-    let initialLayout: WriteLayout
-
-    init(view: TableView<E>, bulk: BulkOperations<E>, table: String) throws(PostgresStoreError) {
-        self.iterator = view.makeIterator()
-        self.nextChunk = bulk.nextChunk
-        self.table = table
-        if let records = view as? TableView<DynamicRecord> {
-            let kinds = try DynamicKinds(records: records, table: table)
-            self.dynamic = kinds
-            self.initialLayout = kinds.layout
-        } else {
-            self.dynamic = nil
-            self.initialLayout = WriteLayout(table: table)
-        }
-    }
-
-    /// The next row's fields, or nil at the end. O(fields).
-    mutating func next() throws(PostgresStoreError) -> [(name: String, value: EncodedValue)]? {
-        if buffered.isEmpty {
-            nextChunk(&iterator, &buffered, 1_024)
-            buffered.reverse()
-        }
-        guard let entity = buffered.popLast() else { return nil }
-        return try Self.fields(of: entity, encoder: encoder, dynamic: dynamic, table: table)
-    }
-
-    static func fields(
-        of entity: E, encoder: PGRowEncoder, dynamic: DynamicKinds?, table: String
+/// One entity's fields, as `COPY` text and the sync's statements store them.
+enum RowFields<E: Entity> {
+    /// The fields of `entity`: a dynamic record's through `dynamic`, others through
+    /// `encoder`. O(fields).
+    static func of(
+        _ entity: E, encoder: PGRowEncoder, dynamic: DynamicKinds?, table: String
     ) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
         if let dynamic, let record = entity as? DynamicRecord { return dynamic.fields(of: record) }
         do {

@@ -33,7 +33,7 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
             if let record = entity as? DynamicRecord {
                 rows.append(try Self.fields(of: record, layout: layout))
             } else {
-                rows.append(try RowSource<T.Element>.fields(of: entity, encoder: encoder, dynamic: nil, table: table.name))
+                rows.append(try RowFields<T.Element>.of(entity, encoder: encoder, dynamic: nil, table: table.name))
             }
         }
         return rows

@@ -17,12 +17,6 @@ package struct BulkOperations<E: Entity>: Sendable {
     @usableFromInline
     package let forEach: @Sendable (TableView<E>, (E) throws -> Void) throws -> Void
 
-    /// Appends the next entities of an iteration in insertion order to a chunk until it
-    /// holds the given count or the iteration ends: a caller that must stop between
-    /// chunks (to await, say) iterates at the speed of ``forEach``.
-    @usableFromInline
-    package let nextChunk: @Sendable (inout TableView<E>.Iterator, inout [E], Int) -> Void
-
     /// The net changes a transaction made to the table, from its change tracker (see
     /// `ChangeTracker.changes(in:table:)`); nil if none.
     @usableFromInline
@@ -36,9 +30,6 @@ package struct BulkOperations<E: Entity>: Sendable {
         }
         forEach = { view, body in
             for entity in view { try body(entity) }
-        }
-        nextChunk = { iterator, chunk, count in
-            while chunk.count < count, let entity = iterator.next() { chunk.append(entity) }
         }
     }
 }

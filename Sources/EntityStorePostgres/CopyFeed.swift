@@ -1,0 +1,205 @@
+#if PostgreSQL
+import EntityStore
+import Foundation
+import NIOCore
+
+/// What the encoding thread of a push hands to the task that runs the `COPY`.
+enum CopyPiece: Sendable {
+    /// Whole rows in `COPY` text format, for the columns of the last layout.
+    case rows(ByteBuffer)
+    /// The next rows need the table changed first (columns added or retyped): the `COPY`
+    /// ends, the changes are made, and a new `COPY` names the layout's columns. Before any
+    /// rows, it is the layout the table is created with.
+    case layout(WriteLayout, changes: [WriteLayout.Change])
+    /// Every row was sent; the final layout (kinds and nullability of all the rows).
+    case done(WriteLayout)
+}
+
+/// A bounded hand-off of ``CopyPiece``s from one thread, which may block, to one task,
+/// which must not: the thread waits while `capacity` pieces wait; the task suspends while
+/// none does.
+///
+/// The reverse of ``ChunkChannel`` (task to thread, unbounded because a task must never
+/// block on a full channel); here the thread is the side that waits.
+final class CopyFeed: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: every stored property is read and written only while
+    // `condition` is locked; a waiting continuation is taken out under the lock and
+    // resumed after it is released, exactly once.
+    private let condition = NSCondition()
+    private let capacity: Int
+    private var pieces: [CopyPiece] = []
+    private var head = 0
+    private var waiting: CheckedContinuation<CopyPiece?, any Error>?
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Hands over `piece`, waiting while the feed is full; false once the task gave up.
+    func send(_ piece: CopyPiece) -> Bool {
+        condition.lock()
+        while pieces.count - head >= capacity && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            return false
+        }
+        if let waiting {
+            self.waiting = nil
+            condition.unlock()
+            waiting.resume(returning: piece)
+            return true
+        }
+        pieces.append(piece)
+        condition.unlock()
+        return true
+    }
+
+    /// Ends the feed, with the error that stopped the thread if any.
+    func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        finished = true
+        failure = error
+        let waiting = self.waiting
+        self.waiting = nil
+        condition.unlock()
+        if let error { waiting?.resume(throwing: error) } else { waiting?.resume(returning: nil) }
+    }
+
+    /// Stops the thread at its next `send`, and the task's waiting `next()`.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        pieces = []
+        head = 0
+        let waiting = self.waiting
+        self.waiting = nil
+        condition.broadcast()
+        condition.unlock()
+        waiting?.resume(throwing: CancellationError())
+    }
+
+    /// The next piece, suspending while none is ready; nil once the feed finished and every
+    /// piece was taken.
+    /// - Throws: the error the thread finished with, or `CancellationError`.
+    func next() async throws -> CopyPiece? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CopyPiece?, any Error>) in
+                condition.lock()
+                if cancelled {
+                    condition.unlock()
+                    continuation.resume(throwing: CancellationError())
+                } else if head < pieces.count {
+                    let piece = pieces[head]
+                    head += 1
+                    if head == pieces.count {
+                        pieces.removeAll(keepingCapacity: true)
+                        head = 0
+                    }
+                    condition.signal()
+                    condition.unlock()
+                    continuation.resume(returning: piece)
+                } else if finished {
+                    let failure = failure
+                    condition.unlock()
+                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
+                } else {
+                    waiting = continuation
+                    condition.unlock()
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+}
+
+/// The encoding half of a push of one table: runs on a thread of its own, takes the rows
+/// through the table's own loop (compiled for its entity type), lays them out and writes
+/// them as `COPY` text into buffers of about `bytesPerPiece`.
+struct CopyEncoder<E: Entity>: Sendable {
+    let view: TableView<E>
+    let bulk: BulkOperations<E>
+    let table: String
+    let initialLayout: WriteLayout
+    let dynamic: DynamicKinds?
+    let revision: Int64
+    let bytesPerPiece: Int
+
+    init(view: TableView<E>, bulk: BulkOperations<E>, table: String, revision: Int64, bytesPerPiece: Int) throws(PostgresStoreError) {
+        self.view = view
+        self.bulk = bulk
+        self.table = table
+        self.revision = revision
+        self.bytesPerPiece = bytesPerPiece
+        if let records = view as? TableView<DynamicRecord> {
+            let kinds = try DynamicKinds(records: records, table: table)
+            self.dynamic = kinds
+            self.initialLayout = kinds.layout
+        } else {
+            self.dynamic = nil
+            self.initialLayout = WriteLayout(table: table)
+        }
+    }
+
+    /// Starts the thread; its pieces arrive through the returned feed.
+    func start() -> CopyFeed {
+        let feed = CopyFeed(capacity: 4)
+        let thread = Thread { [self] in
+            do {
+                try run(into: feed)
+                feed.finish()
+            } catch is CancellationError {
+                feed.finish()
+            } catch {
+                feed.finish(throwing: error)
+            }
+        }
+        // As deep a stack as the main thread's: encoding nested values recurses.
+        thread.stackSize = 8 << 20
+        thread.name = "push encoder"
+        thread.start()
+        return feed
+    }
+
+    private func run(into feed: CopyFeed) throws {
+        let encoder = PGRowEncoder()
+        var layout = initialLayout
+        var row: [PGValue] = []
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(bytesPerPiece + 4096)
+        var first = true
+        func send(_ piece: CopyPiece) throws {
+            guard feed.send(piece) else { throw CancellationError() }
+        }
+        func flush() throws {
+            guard buffer.readableBytes > 0 else { return }
+            try send(.rows(buffer))
+            buffer = ByteBuffer()
+            buffer.reserveCapacity(bytesPerPiece + 4096)
+        }
+        try bulk.forEach(view) { entity in
+            let fields = try RowFields<E>.of(entity, encoder: encoder, dynamic: dynamic, table: table)
+            let changes = try layout.absorb(fields)
+            if first || !changes.isEmpty {
+                // The table starts with the first row's columns; later ones end the COPY.
+                try flush()
+                try send(.layout(layout, changes: first ? [] : changes))
+                first = false
+            }
+            layout.values(fields, into: &row)
+            for value in row {
+                CopyText.append(value, to: &buffer)
+                buffer.writeInteger(UInt8(9))
+            }
+            CopyText.append(.integer(revision), to: &buffer)
+            buffer.writeInteger(UInt8(10))
+            if buffer.readableBytes >= bytesPerPiece { try flush() }
+        }
+        try flush()
+        try send(.done(layout))
+    }
+}
+#endif

@@ -1,0 +1,145 @@
+#if PostgreSQL
+import EntityStore
+@testable import EntityStorePostgres
+import Foundation
+import NIOCore
+import StoreCore
+import Testing
+
+/// A row whose optional fields first appear late in the table, so a push changes the
+/// table's columns after several `COPY` messages.
+struct LateRow: Entity {
+    var id: Int
+    var body: String
+    var tag: String?
+    var score: Double?
+    var when: Date?
+}
+
+let lateRows = Table<LateRow>("notes")
+
+/// Rows of about 70 bytes of `COPY` text: 30,000 of them are two messages of 1 MiB.
+func sampleLateRows(_ count: Int, tagFrom: Int, scoreAt: Int) -> [LateRow] {
+    (0..<count).map { index in
+        LateRow(
+            id: index, body: "note \(index) " + String(repeating: "x", count: 50),
+            tag: index >= tagFrom ? "t\(index % 7)" : nil, score: index == scoreAt ? 2.5 : nil, when: nil)
+    }
+}
+
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote))
+struct PostgresLargePushTests {
+    @Test("columns that first appear after several COPY messages, and at the last row, round-trip")
+    func columnsAppearMidTable() async throws {
+        let target = try TestServer.target("midtable")
+        defer { Task { await TestServer.drop(target) } }
+        let store = try EntityStore { lateRows }
+        try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(30_000, tagFrom: 20_000, scoreAt: 29_999)) }
+        let summary = try await store.snapshot(to: target)
+        #expect(summary.rows == 30_000)
+        let copy = try EntityStore { lateRows }
+        try await copy.restore(from: target)
+        #expect(copy.state[lateRows].all() == store.state[lateRows].all())
+        let counts = try await TestServer.rows(target, "SELECT count(tag), count(score), count(*) FROM \"\(target.schema)\".notes")
+        #expect(counts == [["10000", "1", "30000"]])
+    }
+
+    @Test("a row that cannot be stored late in a large table: a clear error, the previous contents kept, no stage left", arguments: [3, 25_000, 29_999])
+    func failureLateInATable(at position: Int) async throws {
+        let target = try TestServer.target("latefail")
+        defer { Task { await TestServer.drop(target) } }
+        let store = try EntityStore { lateRows }
+        try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(100, tagFrom: 0, scoreAt: 0)) }
+        try await store.snapshot(to: target)
+        try store.write { tx in
+            try tx[lateRows].insert(contentsOf: sampleLateRows(30_000, tagFrom: 0, scoreAt: 1).map { note in
+                var note = note
+                note.id += 1_000
+                if note.id == 1_000 + position { note.when = Date(timeIntervalSinceReferenceDate: .infinity) }
+                return note
+            })
+        }
+        let error = await #expect(throws: PostgresStoreError.self) { try await store.snapshot(to: target) }
+        guard case let .encodingFailed(table, _)? = error else {
+            Issue.record("expected encodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(table == "notes")
+        let copy = try EntityStore { lateRows }
+        try await copy.restore(from: target)
+        #expect(copy.state[lateRows].count == 100)
+        let stages = try await TestServer.rows(target, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'entitystore_stage_%'")
+        #expect(stages == [["0"]])
+    }
+}
+
+@Suite("The push's hand-off from its encoding thread")
+struct CopyFeedTests {
+    static func piece(_ byte: UInt8) -> CopyPiece {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(byte)
+        return .rows(buffer)
+    }
+
+    @Test("every piece arrives once, in order, though the thread runs ahead up to the capacity")
+    func inOrder() async throws {
+        let feed = CopyFeed(capacity: 2)
+        let thread = Thread {
+            for byte in 0..<200 { _ = feed.send(Self.piece(UInt8(byte))) }
+            feed.finish()
+        }
+        thread.start()
+        var received: [UInt8] = []
+        while let piece = try await feed.next() {
+            guard case let .rows(buffer) = piece, let byte = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else {
+                Issue.record("unexpected piece")
+                continue
+            }
+            received.append(byte)
+            if received.count % 50 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(received == (0..<200).map { UInt8($0) })
+    }
+
+    @Test("the thread's error reaches the task after the pieces before it")
+    func errorAfterPieces() async throws {
+        struct Broken: Error {}
+        let feed = CopyFeed(capacity: 4)
+        #expect(feed.send(Self.piece(1)))
+        feed.finish(throwing: Broken())
+        #expect(try await feed.next() != nil)
+        await #expect(throws: Broken.self) { try await feed.next() }
+    }
+
+    @Test("cancelling frees a thread waiting on a full feed; its later sends are refused")
+    func cancelFreesTheThread() async throws {
+        let feed = CopyFeed(capacity: 1)
+        let refused = Lock(false)
+        let exited = Lock(false)
+        let thread = Thread {
+            _ = feed.send(Self.piece(1))
+            let accepted = feed.send(Self.piece(2))
+            refused.withLock { $0 = !accepted }
+            exited.withLock { $0 = true }
+        }
+        thread.start()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!exited.withLock { $0 })
+        feed.cancel()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !exited.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(refused.withLock { $0 })
+        await #expect(throws: CancellationError.self) { try await feed.next() }
+    }
+
+    @Test("a task cancelled while it waits for a piece stops waiting, and stops the thread")
+    func taskCancellation() async throws {
+        let feed = CopyFeed(capacity: 1)
+        let waiter = Task { try await feed.next() }
+        try await Task.sleep(for: .milliseconds(50))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(!feed.send(Self.piece(1)))
+    }
+}
+#endif
