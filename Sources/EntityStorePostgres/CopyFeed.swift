@@ -190,12 +190,7 @@ struct CopyEncoder<E: Entity>: Sendable {
                 first = false
             }
             layout.values(fields, into: &row)
-            for value in row {
-                CopyText.append(value, to: &buffer)
-                buffer.writeInteger(UInt8(9))
-            }
-            CopyText.append(.integer(revision), to: &buffer)
-            buffer.writeInteger(UInt8(10))
+            CopyText.appendRow(row, revision: revision, to: &buffer)
             if buffer.readableBytes >= bytesPerPiece { try flush() }
         }
         try flush()

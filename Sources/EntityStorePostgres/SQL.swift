@@ -133,6 +133,17 @@ enum SQL {
 
 /// Text format of `COPY ... FROM STDIN`: tab-separated, `\N` for NULL, backslash escapes.
 enum CopyText {
+    /// Appends one row: its values separated by tabs, then the revision column, then the
+    /// line's end. O(size of the values).
+    static func appendRow(_ values: [PGValue], revision: Int64, to buffer: inout ByteBuffer) {
+        for value in values {
+            append(value, to: &buffer)
+            buffer.writeInteger(UInt8(9))
+        }
+        append(.integer(revision), to: &buffer)
+        buffer.writeInteger(UInt8(10))
+    }
+
     /// Appends one value. O(size of the value).
     static func append(_ value: PGValue, to buffer: inout ByteBuffer) {
         switch value {

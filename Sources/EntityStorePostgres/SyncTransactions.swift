@@ -304,12 +304,7 @@ struct PushTransaction {
                 var values: [PGValue] = []
                 for fields in rows {
                     layout.values(fields, into: &values)
-                    for value in values {
-                        CopyText.append(value, to: &buffer)
-                        buffer.writeInteger(UInt8(9))
-                    }
-                    CopyText.append(.integer(revision), to: &buffer)
-                    buffer.writeInteger(UInt8(10))
+                    CopyText.appendRow(values, revision: revision, to: &buffer)
                     if buffer.readableBytes >= PostgresSnapshotWriter.bytesPerMessage {
                         try await SQL.write(buffer, to: writer, of: connection)
                         buffer.clear()
