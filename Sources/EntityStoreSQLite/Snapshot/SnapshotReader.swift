@@ -101,6 +101,16 @@ struct SnapshotReader {
         }
     }
 
+    /// The rows to reserve room for before a table's rows arrive: the count its metadata
+    /// claims, but never more than the file and its log could hold (a row takes at least
+    /// 4 bytes of a b-tree page), so a damaged or hostile count cannot make a small file
+    /// reserve gigabytes, while a genuine 10,000,000-row table is placed without regrowth.
+    /// A copy in memory (no path) reserves at most 4,194,304 rows; more grow as they come.
+    static func rowsToReserve(claimed: Int, path: String) -> Int {
+        let bytes = path.isEmpty ? 0 : FileSystem.size(of: path) + FileSystem.size(of: path + "-wal")
+        return max(0, min(claimed, bytes > 0 ? bytes / 4 : 1 << 22))
+    }
+
     /// Tables from this many rows on are decoded by two threads (below, the threads cost
     /// more than they save).
     static let rowsPerDecoderSplit = 4_000
@@ -177,7 +187,7 @@ struct SnapshotReader {
         var count = 0
         var current = 0
         do {
-            try table.typed.bulk.insert(writer, max(0, min(stored.rowCount, 1 << 22))) { chunk in
+            try table.typed.bulk.insert(writer, Self.rowsToReserve(claimed: stored.rowCount, path: connection.path)) { chunk in
                 while current < channels.count {
                     if channels[current].receive(into: &chunk) {
                         count += chunk.count

@@ -1,5 +1,5 @@
 import EntityStore
-import EntityStoreSQLite
+@testable import EntityStoreSQLite
 import Foundation
 import Synchronization
 import Testing
@@ -72,6 +72,25 @@ struct LargeRestoreTests {
             let target = EntityStore(schema: try librarySchema())
             #expect(throws: SnapshotError.self) { try target.restore(from: path) }
             #expect(target.state[books].isEmpty)
+        }
+    }
+}
+
+/// How much room a restore reserves before the rows arrive.
+@Suite("Restore reservations")
+struct RestoreReservationTests {
+    @Test("the claimed row count, bounded by what the file and its log could hold")
+    func boundedByTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("small.sqlite").path
+            try Data(count: 4_096).write(to: URL(fileURLWithPath: path))
+            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: path) == 1_024)
+            #expect(SnapshotReader.rowsToReserve(claimed: 100, path: path) == 100)
+            #expect(SnapshotReader.rowsToReserve(claimed: -5, path: path) == 0)
+            try Data(count: 40_960).write(to: URL(fileURLWithPath: path + "-wal"))
+            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: path) == 11_264)
+            // A copy in memory has no file to measure.
+            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: "") == 1 << 22)
         }
     }
 }
