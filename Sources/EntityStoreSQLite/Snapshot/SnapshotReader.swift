@@ -102,13 +102,14 @@ struct SnapshotReader {
     }
 
     /// The rows to reserve room for before a table's rows arrive: the count its metadata
-    /// claims, but never more than the file and its log could hold (a row takes at least
-    /// 4 bytes of a b-tree page), so a damaged or hostile count cannot make a small file
-    /// reserve gigabytes, while a genuine 10,000,000-row table is placed without regrowth.
-    /// A copy in memory (no path) reserves at most 4,194,304 rows; more grow as they come.
-    static func rowsToReserve(claimed: Int, path: String) -> Int {
-        let bytes = path.isEmpty ? 0 : FileSystem.size(of: path) + FileSystem.size(of: path + "-wal")
-        return max(0, min(claimed, bytes > 0 ? bytes / 4 : 1 << 22))
+    /// claims, which for a large table (over 4,194,304 rows) is first checked against the
+    /// table itself (`count(*)`, one walk of its b-tree's pages), so a damaged or hostile
+    /// count cannot make a restore reserve gigabytes, while a genuine 10,000,000-row table
+    /// is placed without regrowing.
+    static func rowsToReserve(claimed: Int, table name: String, connection: SQLiteConnection) throws -> Int {
+        guard claimed > 1 << 22 else { return max(0, claimed) }
+        guard case let .integer(counted)? = try connection.prepare("SELECT count(*) FROM \(name)").rows().first?.first else { return 1 << 22 }
+        return Int(clamping: min(Int64(claimed), counted))
     }
 
     /// Tables from this many rows on are decoded by two threads (below, the threads cost
@@ -160,6 +161,8 @@ struct SnapshotReader {
             statements.append(statement)
         }
         let layout = ColumnLayout(statements[0], stored: stored)
+        // Before the decoders start: they step statements on this connection.
+        let reserved = try Self.rowsToReserve(claimed: stored.rowCount, table: name, connection: connection)
         let writer = transaction[table.typed]
 
         // The first range's channel is bounded (its chunks are taken as they come); the
@@ -187,7 +190,7 @@ struct SnapshotReader {
         var count = 0
         var current = 0
         do {
-            try table.typed.bulk.insert(writer, Self.rowsToReserve(claimed: stored.rowCount, path: connection.path)) { chunk in
+            try table.typed.bulk.insert(writer, reserved) { chunk in
                 while current < channels.count {
                     if channels[current].receive(into: &chunk) {
                         count += chunk.count

@@ -79,18 +79,29 @@ struct LargeRestoreTests {
 /// How much room a restore reserves before the rows arrive.
 @Suite("Restore reservations")
 struct RestoreReservationTests {
-    @Test("the claimed row count, bounded by what the file and its log could hold")
-    func boundedByTheFile() throws {
+    @Test("the claimed row count; above 4,194,304 rows, never more than the table holds")
+    func boundedByTheTable() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("small.sqlite").path
-            try Data(count: 4_096).write(to: URL(fileURLWithPath: path))
-            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: path) == 1_024)
-            #expect(SnapshotReader.rowsToReserve(claimed: 100, path: path) == 100)
-            #expect(SnapshotReader.rowsToReserve(claimed: -5, path: path) == 0)
-            try Data(count: 40_960).write(to: URL(fileURLWithPath: path + "-wal"))
-            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: path) == 11_264)
-            // A copy in memory has no file to measure.
-            #expect(SnapshotReader.rowsToReserve(claimed: 1 << 40, path: "") == 1 << 22)
+            let connection = try SQLiteConnection(path: path, mode: .readWriteCreate)
+            try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3)")
+            defer { try? connection.close() }
+            #expect(try SnapshotReader.rowsToReserve(claimed: 100, table: "t", connection: connection) == 100)
+            #expect(try SnapshotReader.rowsToReserve(claimed: -5, table: "t", connection: connection) == 0)
+            #expect(try SnapshotReader.rowsToReserve(claimed: 1 << 40, table: "t", connection: connection) == 3)
+            #expect(try SnapshotReader.rowsToReserve(claimed: Int.max, table: "t", connection: connection) == 3)
+        }
+    }
+
+    @Test("a small table whose metadata claims billions of rows restores with a clear error, reserving nothing like it")
+    func aHostileCountIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("lying.sqlite").path
+            try LargeRestoreTests.largeStore().snapshot(to: path)
+            try sqlExecute(path, "UPDATE entitystore_tables SET row_count = 4000000000 WHERE name = 'books'")
+            let target = EntityStore(schema: try librarySchema())
+            #expect(throws: SnapshotError.self) { try target.restore(from: path) }
+            #expect(target.state[books].isEmpty)
         }
     }
 }
