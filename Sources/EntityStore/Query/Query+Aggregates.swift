@@ -62,18 +62,13 @@ extension Query {
     /// keeps. Integer sums wrap instead of trapping; floating-point sums are compensated,
     /// a NaN makes its group's sum NaN and is left out of its minimum and maximum.
     /// - Complexity: O(m) over the m matches, streamed from the query's source, plus
-    ///   O(log g) per match for a group of g values.
+    ///   O(log d) per match for a group of d distinct values.
     public func aggregates<Key: Hashable & Sendable, Value: LiveAggregatable>(
         groupedBy key: any KeyPath<E, Key> & Sendable, of value: any KeyPath<E, Value> & Sendable
     ) -> [Key: GroupAggregate<Value>] {
         let readKey = fieldReader(key), readValue = fieldReader(value)
         var groups: [Key: GroupEngine<E, Key, Value>.Group] = [:]
-        var sequence: UInt64 = 0
-        unpaged.forEachUnorderedMatch { entity in
-            // The sequence only keeps equal values apart in the group's ordered multiset.
-            groups[readKey(entity), default: .init()].add(readValue(entity), sequence: sequence, id: entity.id)
-            sequence &+= 1
-        }
+        unpaged.forEachUnorderedMatch { entity in groups[readKey(entity), default: .init()].add(readValue(entity)) }
         var result: [Key: GroupAggregate<Value>] = [:]
         result.reserveCapacity(groups.count)
         for (key, group) in groups { result[key] = group.aggregate }

@@ -35,6 +35,32 @@ import Testing
         _ = token
     }
 
+    /// Rows sharing the extreme value are counted, not collapsed: the minimum stays until
+    /// the last row holding it leaves, and a value re-entering counts again.
+    @Test func equalValuesLeaveOneAtATime() throws {
+        let fixture = try LiveFixture()
+        let store = fixture.store
+        let items = fixture.items
+        try store.write { tx in
+            try tx[items].insert(contentsOf: (1...4).map { Item(id: $0, group: 0, score: $0 <= 3 ? 2 : 8, tag: 0) })
+        }
+        let groups = store.live(LiveQuery(items), groupedBy: \.group, aggregating: \.score)
+        for id in 1...2 {
+            try store.write { tx in _ = try tx[items].remove(id) }
+            #expect(groups.value[0]?.min == 2)
+        }
+        try store.write { tx in _ = try tx[items].update(3) { $0.score = 9 } }
+        #expect(groups.value[0] == GroupAggregate(count: 2, sum: 17, min: 8, max: 9))
+        try store.write { tx in
+            try tx[items].insert(Item(id: 5, group: 0, score: 8, tag: 0))
+            _ = try tx[items].remove(4)
+        }
+        #expect(groups.value[0] == GroupAggregate(count: 2, sum: 17, min: 8, max: 9))
+        try store.write { tx in _ = try tx[items].remove(5) }
+        #expect(groups.value[0] == GroupAggregate(count: 1, sum: 9, min: 9, max: 9))
+        #expect(groups.value.dictionary == store.state[items].query().aggregates(groupedBy: \.group, of: \.score))
+    }
+
     /// Sums wrap instead of trapping, and are exact again once the true sum fits.
     @Test func sumsNeverTrap() throws {
         let fixture = try LiveFixture()
