@@ -36,19 +36,6 @@ struct RowEngineHandle<E: Entity>: Sendable {
 struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
     @usableFromInline typealias Position = Ordering.Position
 
-    /// A changed row's position in the window before and after a commit.
-    @usableFromInline
-    struct Touch {
-        @usableFromInline var old: Position?
-        @usableFromInline var new: Position?
-
-        @inlinable
-        init(old: Position?, new: Position?) {
-            self.old = old
-            self.new = new
-        }
-    }
-
     /// The parts of the query the engine uses, kept apart so that a commit copies no query.
     @usableFromInline let table: String
     @usableFromInline let limit: Int?
@@ -137,68 +124,56 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         }
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
-        guard let limit else { return applyInPlace(tableChanges, storage) }
-
-        let old = snapshot
-        let qualifies = qualifies, ordering = ordering
-        let wasFull = old.count >= limit
-        let boundary = wasFull ? old.rows.last?.key : nil
-        var touched: [E.ID: Touch] = [:]
-
-        func reconsider(_ id: E.ID) {
-            let before = snapshot.remove(id)
-            var after: Position?
-            if let row = storage.rows[id], qualifies(row.value) {
-                let position = ordering.position(of: row)
-                if !wasFull || boundary.map({ position <= $0 }) ?? true {
-                    snapshot.insert(row.value, at: position)
-                    after = position
-                }
-            }
-            if before != nil || after != nil { touched[id] = Touch(old: before, new: after) }
-        }
-        for id in tableChanges.inserted { reconsider(id) }
-        for id in tableChanges.updated.keys { reconsider(id) }
-        for id in tableChanges.removed.keys { reconsider(id) }
-
-        do {
-            while snapshot.count > limit, let last = snapshot.rows.last {
-                snapshot.remove(last.value.id)
-                touched[last.value.id, default: Touch(old: last.key, new: nil)].new = nil
-            }
-            if wasFull, snapshot.count < limit {
-                for found in qualifyingRows(in: storage, after: boundary, needed: limit - snapshot.count) {
-                    snapshot.insert(found.entity, at: found.position)
-                    touched[found.entity.id, default: Touch(old: nil, new: nil)].new = found.position
-                }
-            }
-        }
-        guard let diff = Self.diff(touched, old: old, new: snapshot) else { return nil }
-        generation += 1
-        return diff
+        return applyInPlace(tableChanges, storage)
     }
 
-    /// A changed row's place in the rows before the commit.
+    /// A row's place in the rows before the commit.
     @usableFromInline
     struct Before {
         @usableFromInline let position: Position
         @usableFromInline let offset: Int
-        @usableFromInline let entity: E
+        /// Its value; nil for an unchanged row a cut evicts (it cannot be an update).
+        @usableFromInline let entity: E?
 
         @inlinable
-        init(position: Position, offset: Int, entity: E) {
+        init(position: Position, offset: Int, entity: E?) {
             self.position = position
             self.offset = offset
             self.entity = entity
         }
     }
 
-    /// `apply` for a query without a limit, whose changed rows are exactly the table's:
-    /// the old offsets are read first, then the rows change in place (the engine is their
-    /// only holder between commits, unless an observer kept a delivered value), so no
-    /// path of the persistent structures is copied. O(changed rows × log k).
+    /// A changed row that belongs to the rows after the commit (before any cut).
+    @usableFromInline
+    struct Entering {
+        @usableFromInline let id: E.ID
+        @usableFromInline let position: Position
+        @usableFromInline let entity: E
+
+        @inlinable
+        init(id: E.ID, position: Position, entity: E) {
+            self.id = id
+            self.position = position
+            self.entity = entity
+        }
+    }
+
+    /// Brings the rows up to the commit in place: everything the diff needs from the old
+    /// rows (the changed rows' offsets and values, and with a limit the offsets of the
+    /// unchanged rows a cut will evict) is read first, then the rows change in place (the
+    /// engine is their only holder between commits, unless an observer kept a delivered
+    /// value), so no path of the persistent structures is copied. Each changed row of the
+    /// table leaves and re-enters if it still qualifies and, in a full window, sorts at or
+    /// before its old last position; the window is then cut back to the limit, or
+    /// refilled after its old last position if it lost members. O(changed rows × log k),
+    /// plus the refill.
     @inlinable
     mutating func applyInPlace(_ tableChanges: TableChanges<E>, _ storage: TableStorage<E>) -> LiveDiff<E>? {
+        let qualifies = qualifies, ordering = ordering
+        let wasFull = limit.map { snapshot.count >= $0 } ?? false
+        let boundary = wasFull ? snapshot.rows.last?.key : nil
+
+        // Read: the changed rows' old places, and where they go.
         var before: [E.ID: Before] = [:]
         func record(_ id: E.ID) {
             guard let position = snapshot.positions[id], let offset = snapshot.rows.offset(of: position),
@@ -208,42 +183,78 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         }
         for id in tableChanges.updated.keys { record(id) }
         for id in tableChanges.removed.keys { record(id) }
-
-        let qualifies = qualifies, ordering = ordering
-        var after: [E.ID: Position] = [:]
-        for id in tableChanges.removed.keys where before[id] != nil { snapshot.remove(id) }
-        func enter(_ id: E.ID) {
-            guard let row = storage.rows[id], qualifies(row.value) else {
-                if before[id] != nil { snapshot.remove(id) }
-                return
-            }
+        var entering: [Entering] = []
+        func consider(_ id: E.ID) {
+            guard let row = storage.rows[id], qualifies(row.value) else { return }
             let position = ordering.position(of: row)
-            if let old = before[id], old.position == position {
-                snapshot.rows.updateValue(row.value, forKey: position)
-            } else {
-                if before[id] != nil { snapshot.remove(id) }
-                snapshot.insert(row.value, at: position)
-            }
-            after[id] = position
+            if let boundary, !(position <= boundary) { return }
+            entering.append(Entering(id: id, position: position, entity: row.value))
         }
-        for id in tableChanges.updated.keys { enter(id) }
-        for id in tableChanges.inserted { enter(id) }
+        for id in tableChanges.updated.keys { consider(id) }
+        for id in tableChanges.inserted { consider(id) }
+        // An unchanged row a cut evicts is among the old rows' last `cuts + before.count`
+        // (only changed rows and rows cut with it can follow it): their old offsets are
+        // read now, while the old rows are still there.
+        var evictable: [E.ID: Before] = [:]
+        if let limit {
+            let cuts = snapshot.count - before.count + entering.count - limit
+            if cuts > 0 {
+                let count = snapshot.count
+                for offset in Swift.max(0, count - cuts - before.count)..<count {
+                    guard let element = snapshot.rows.element(atOffset: offset), before[element.value.id] == nil else { continue }
+                    evictable[element.value.id] = Before(position: element.key, offset: offset, entity: nil)
+                }
+            }
+        }
 
+        // Write: the changed rows leave and re-enter, then the cut or the refill.
+        var touched = Array(before.keys)
+        // A set only for large commits: for the usual few rows, a scan costs less.
+        let enteringIDs = entering.count > 8 ? Set(entering.lazy.map(\.id)) : nil
+        for id in before.keys where !(enteringIDs?.contains(id) ?? entering.contains { $0.id == id }) { snapshot.remove(id) }
+        for row in entering {
+            if let old = before[row.id], old.position == row.position {
+                snapshot.rows.updateValue(row.entity, forKey: row.position)
+                continue
+            }
+            if before[row.id] != nil { snapshot.remove(row.id) } else { touched.append(row.id) }
+            snapshot.insert(row.entity, at: row.position)
+        }
+        if let limit {
+            while snapshot.count > limit, let last = snapshot.rows.last {
+                snapshot.remove(last.value.id)
+                if evictable[last.value.id] != nil { touched.append(last.value.id) }
+            }
+            if wasFull, snapshot.count < limit {
+                for found in qualifyingRows(in: storage, after: boundary, needed: limit - snapshot.count) {
+                    snapshot.insert(found.entity, at: found.position)
+                    // A changed row that now sorts after the old boundary is touched already.
+                    if before[found.entity.id] == nil { touched.append(found.entity.id) }
+                }
+            }
+        }
+
+        // The diff: each touched row's old place against its new one.
         var removed: [LiveDiff<E>.Removal] = []
         var inserted: [LiveDiff<E>.Insertion] = []
         var updated: [LiveDiff<E>.Insertion] = []
         var moved: [LiveDiff<E>.Move] = []
-        for (id, old) in before where after[id] == nil { removed.append(.init(offset: old.offset, id: id)) }
-        for (id, position) in after {
-            guard let offset = snapshot.rows.offset(of: position), let entity = snapshot.rows[position] else { continue }
-            if let old = before[id] {
-                if old.position != position {
-                    moved.append(.init(from: old.offset, to: offset, entity: entity))
-                } else if old.entity != entity {
-                    updated.append(.init(offset: offset, entity: entity))
-                }
-            } else {
+        for id in touched {
+            let old = before[id] ?? evictable[id]
+            guard let position = snapshot.positions[id], let offset = snapshot.rows.offset(of: position),
+                  let entity = snapshot.rows[position]
+            else {
+                if let old { removed.append(.init(offset: old.offset, id: id)) }
+                continue
+            }
+            guard let old else {
                 inserted.append(.init(offset: offset, entity: entity))
+                continue
+            }
+            if old.position != position {
+                moved.append(.init(from: old.offset, to: offset, entity: entity))
+            } else if old.entity != entity {
+                updated.append(.init(offset: offset, entity: entity))
             }
         }
         if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
@@ -268,41 +279,5 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         }
         generation += 1
         return .replacing(old, with: new)
-    }
-
-    /// The diff of `touched` rows between `old` and `new`, nil when empty. O(touched × log k).
-    @inlinable
-    static func diff(_ touched: [E.ID: Touch], old: SortedRows<E, Position>, new: SortedRows<E, Position>) -> LiveDiff<E>? {
-        var removed: [LiveDiff<E>.Removal] = []
-        var inserted: [LiveDiff<E>.Insertion] = []
-        var updated: [LiveDiff<E>.Insertion] = []
-        var moved: [LiveDiff<E>.Move] = []
-        for (id, positions) in touched {
-            switch (positions.old, positions.new) {
-            case let (before?, nil):
-                if let offset = old.rows.offset(of: before) { removed.append(.init(offset: offset, id: id)) }
-            case let (nil, after?):
-                if let offset = new.rows.offset(of: after), let entity = new.rows[after] {
-                    inserted.append(.init(offset: offset, entity: entity))
-                }
-            case let (before?, after?):
-                guard let from = old.rows.offset(of: before), let to = new.rows.offset(of: after),
-                      let entity = new.rows[after]
-                else { continue }
-                if before == after {
-                    if old.rows[before] != entity { updated.append(.init(offset: to, entity: entity)) }
-                } else {
-                    moved.append(.init(from: from, to: to, entity: entity))
-                }
-            case (nil, nil):
-                continue
-            }
-        }
-        if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
-        if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
-        if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }
-        if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
-        if moved.count > 1 { moved.sort { $0.to < $1.to } }
-        return LiveDiff(removed: removed, inserted: inserted, updated: updated, moved: moved)
     }
 }

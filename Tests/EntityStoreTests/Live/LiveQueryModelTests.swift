@@ -8,7 +8,7 @@ import Testing
     /// restores) with live queries of every kind alive: after each commit every live
     /// value equals its query re-run from scratch, and each delivered diff turns the
     /// previous value into the new one.
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    @Test(arguments: Array(1...8) as [UInt64])
     func liveRowsFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let fixture = try LiveFixture()
@@ -94,7 +94,7 @@ import Testing
                     for _ in 0..<Int.random(in: 1..<4, using: &random) { try store.write { try randomWrite($0) } }
                 }
             case 5..<7:
-                try store.write { tx in for _ in 0..<Int.random(in: 2..<6, using: &random) { try randomWrite(tx) } }
+                try store.write { tx in for _ in 0..<Int.random(in: 2..<12, using: &random) { try randomWrite(tx) } }
             case 7:
                 // A row removed and inserted again under its ID (a new insertion sequence),
                 // within one batch: the change set calls it updated.
