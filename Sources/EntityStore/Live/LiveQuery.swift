@@ -41,7 +41,13 @@ public struct LiveQuery<E: Entity>: Sendable {
     public init(_ table: Table<E>) {
         self.table = table
         self.makeRowEngine = { query, state, origin in
-            RowEngineHandle(RowWindow(query: query, ordering: InsertionOrdering<E>(query: query), state: state, origin: origin))
+            // An equality alone, in insertion order, is the group of a grouped index on its
+            // field when there is one: its rows are read from the index, not copied.
+            if query.filters.isEmpty, query.limitValue == nil, let makeReader = query.source.groupReader,
+               let storage = state.storage(named: query.table.name, as: E.self), let reader = makeReader(storage) {
+                return RowEngineHandle(IndexedGroupWindow(table: query.table.name, group: reader, storage: storage, origin: origin))
+            }
+            return RowEngineHandle(RowWindow(query: query, ordering: InsertionOrdering<E>(query: query), state: state, origin: origin))
         }
     }
 
@@ -211,6 +217,9 @@ struct LiveSource<E: Entity>: Sendable {
     @usableFromInline var candidates: (@Sendable (TableStorage<E>) -> [E.ID]?)?
     /// For an equality, where the watcher registry files the query.
     @usableFromInline var key: (field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader)?
+    /// For an equality, makes a reader of the key's group in a grouped index on the field
+    /// of a table, or gives nil when the table has no such index.
+    @usableFromInline var groupReader: (@Sendable (TableStorage<E>) -> (@Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?)?)?
     /// For a range, its bounds as ordered-index keys (a `SortedMapRange<OrderedIndexKey<Key>>`).
     @usableFromInline var indexBounds: (any Sendable)?
 
@@ -230,6 +239,7 @@ struct LiveSource<E: Entity>: Sendable {
         source.contains = matches
         source.candidates = candidates
         source.key = (KeyPathKey(keyPath: keyPath), WatchKey(key), ChangedKeyReader(read))
+        source.groupReader = { storage in storage.groupReader(key, for: keyPath) }
         return source
     }
 

@@ -20,6 +20,13 @@ struct RowEngineHandle<E: Entity>: Sendable {
         rows = { engine.withLock { $0.rows } }
         apply = { changes in engine.withLock { $0.apply(changes) } }
     }
+
+    @inlinable
+    init(_ window: IndexedGroupWindow<E>) {
+        let engine = Lock(window)
+        rows = { engine.withLock { $0.rows } }
+        apply = { changes in engine.withLock { $0.apply(changes) } }
+    }
 }
 
 /// The rows of a live query kept sorted by `Ordering`'s position; with a limit, the first

@@ -23,6 +23,15 @@ extension SortedMap {
     /// - Complexity: O(log n)
     @inlinable
     func offset(of key: Key) -> Int? {
+        offsetAndValue(of: key)?.offset
+    }
+
+    /// The position of `key` in key order and its value, or nil if the map has no element
+    /// for `key`: one walk where `offset(of:)` and the subscript take two.
+    ///
+    /// - Complexity: O(log n)
+    @inlinable
+    func offsetAndValue(of key: Key) -> (offset: Int, value: Value)? {
         guard var node = root else { return nil }
         var offset = 0
         while !node.isLeaf {
@@ -32,7 +41,7 @@ extension SortedMap {
         }
         let index = node.lowerBound(key)
         guard index < node.keys.count, node.keys[index] == key else { return nil }
-        return offset + index
+        return (offset + index, node.values[index])
     }
 
     /// The number of elements whose key is less than `key`: the position `key` has or

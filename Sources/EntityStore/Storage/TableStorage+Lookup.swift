@@ -30,6 +30,24 @@ extension TableStorage {
         return nil
     }
 
+    /// A reader of `key`'s group in this table's grouped index of key type `Key` on
+    /// `keyPath`, or nil without one. The index's position is found once, here (O(indexes));
+    /// the reader then costs one class cast and one lookup (O(1) expected), and returns
+    /// nil for a table whose index at that position is another one.
+    @inlinable
+    func groupReader<Key: Hashable & Sendable>(
+        _ key: Key, for keyPath: AnyKeyPath
+    ) -> (@Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?)? {
+        guard let position = indexes.indices.first(where: { isIndex($0, on: keyPath) && indexes[$0] is IndexBox<GroupedIndex<E, Key>> })
+        else { return nil }
+        return { storage in
+            guard position < storage.indexes.count, let box = storage.indexes[position] as? IndexBox<GroupedIndex<E, Key>> else {
+                return nil
+            }
+            return box.index.groups[key] ?? SortedMap()
+        }
+    }
+
     /// The IDs whose key equals `key` in a unique or grouped index among `positions`, in
     /// insertion order; nil if none of them can answer. O(log n + k).
     func idsEqual<Key: Hashable & Sendable>(_ key: Key, usingIndexesAt positions: [Int]) -> [E.ID]? {

@@ -51,6 +51,36 @@ struct Reading: Entity {
         }
     }
 
+    /// An equality alone on a grouped index reads its rows from the index's own group,
+    /// before and after commits, instead of copying them; with a filter, a limit or a
+    /// sort, or on a field without a grouped index, the query keeps rows of its own.
+    @Test func anIndexedEqualitySharesTheIndexGroup() throws {
+        let fixture = try LiveFixture()
+        let store = fixture.store
+        let items = fixture.items
+        try store.write { tx in try tx[items].insert(contentsOf: (0..<20).map { Item(id: $0, group: $0 % 4, score: $0, tag: $0 % 3) }) }
+        let live = store.live(LiveQuery(items).where(\.group, equals: 1))
+        func indexGroup() throws -> SortedMap<UInt64, Int>? {
+            let storage = try #require(store.state.storage(named: items.name, as: Item.self))
+            let reader = try #require(storage.groupReader(1, for: \Item.group))
+            return reader(storage)
+        }
+        #expect(try (live.value.storage as? IndexedGroupRows<Item>)?.group.root === indexGroup()?.root)
+        try store.write { tx in
+            _ = try tx[items].update(5) { $0.score = 99 }
+            _ = try tx[items].update(2) { $0.group = 1 }
+        }
+        #expect(try (live.value.storage as? IndexedGroupRows<Item>)?.group.root === indexGroup()?.root)
+        #expect(Array(live.value) == store.state[items].filter(\.group, equals: 1))
+        #expect(live.value.offset(of: 2) == 1 && live.value.row(id: 5)?.score == 99 && live.value.row(id: 4) == nil)
+        for query in [
+            LiveQuery(items).where(\.group, equals: 1).limit(3), LiveQuery(items).where(\.group, equals: 1).filter { $0.tag == 0 },
+            LiveQuery(items).where(\.group, equals: 1).sorted(by: \.score), LiveQuery(items).where(\.tag, equals: 1),
+        ] {
+            #expect(!(store.live(query).value.storage is IndexedGroupRows<Item>))
+        }
+    }
+
     /// A top-k of a range sorted by the same indexed field refills from the index inside
     /// the range, in both directions, as members leave.
     @Test func aRangeTopKRefillsFromTheIndexWithinTheRange() throws {

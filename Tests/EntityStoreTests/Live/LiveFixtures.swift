@@ -49,6 +49,7 @@ struct LiveFixture {
             ("all", LiveQuery(items)),
             ("group 1", LiveQuery(items).where(\.group, equals: 1)),
             ("group 2", LiveQuery(items).where(\.group, equals: 2)),
+            ("group 3 (empty at first)", LiveQuery(items).where(\.group, equals: 3)),
             ("tag 0 (no index)", LiveQuery(items).where(\.tag, equals: 0)),
             ("score 10...40", LiveQuery(items).where(\.score, in: 10...40).sorted(by: \.score)),
             ("tag ..<2 (no index)", LiveQuery(items).where(\.tag, in: ..<2)),

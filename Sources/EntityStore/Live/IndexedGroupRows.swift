@@ -1,0 +1,121 @@
+import StoreCore
+
+/// The rows of a live equality query that a grouped index answers: the index's group for
+/// the key (IDs by insertion sequence) and the table's rows, both as of one revision.
+///
+/// Nothing is copied per query: the group is the index's own persistent map, and the
+/// rows are the table's, so a value costs O(1) to make and to keep, however many rows it
+/// has. Holding it keeps that revision of the group and of the table's changed parts
+/// alive, as holding an ``EntityState`` does.
+@usableFromInline
+struct IndexedGroupRows<E: Entity>: RowSnapshot {
+    @usableFromInline let group: SortedMap<UInt64, E.ID>
+    @usableFromInline let rows: RowMap<E.ID, Row<E>>
+
+    @inlinable
+    init(group: SortedMap<UInt64, E.ID>, rows: RowMap<E.ID, Row<E>>) {
+        self.group = group
+        self.rows = rows
+    }
+
+    @inlinable
+    var count: Int { group.count }
+
+    /// The row of `id` and its offset, if it is in the group. O(log k).
+    @inlinable
+    func member(_ id: E.ID) -> (offset: Int, row: Row<E>)? {
+        guard let row = rows[id], let found = group.offsetAndValue(of: row.sequence), found.value == id else { return nil }
+        return (found.offset, row)
+    }
+
+    @inlinable
+    func entity(at offset: Int) -> E? { group.element(atOffset: offset).flatMap { rows[$0.value]?.value } }
+    @inlinable
+    func entity(id: E.ID) -> E? { member(id)?.row.value }
+    @inlinable
+    func offset(id: E.ID) -> Int? { member(id)?.offset }
+    @inlinable
+    func makeEntityIterator() -> any IteratorProtocol<E> {
+        let rows = rows
+        return group.lazy.compactMap { rows[$0.value]?.value }.makeIterator()
+    }
+}
+
+/// The engine of a live equality query with no other filter, no order and no limit,
+/// whose field has a grouped index: its rows are the index's group (see
+/// ``IndexedGroupRows``). Per commit, each changed row's place in the old and the new
+/// group gives the diff: O(changed rows × log k) for a group of k rows, with no copy of
+/// any row and no structure of its own to update.
+@usableFromInline
+struct IndexedGroupWindow<E: Entity>: Sendable {
+    @usableFromInline let table: String
+    /// The group of the query's key in a table's grouped index on the field; nil when the
+    /// table has no such index (a restore keeps the schema, so it always has one here).
+    @usableFromInline let group: @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?
+    @usableFromInline let origin: UInt64
+    @usableFromInline var generation: UInt64 = 0
+    @usableFromInline var value: IndexedGroupRows<E>
+
+    @inlinable
+    init(table: String, group: @escaping @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?, storage: TableStorage<E>, origin: UInt64) {
+        self.table = table
+        self.group = group
+        self.origin = origin
+        self.value = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: storage.rows)
+    }
+
+    @inlinable
+    var rows: LiveRows<E> { LiveRows(storage: value, origin: origin, generation: generation) }
+
+    @inlinable
+    mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
+        guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
+        let new = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: storage.rows)
+        // A restore, or a raw core commit whose change set does not lead from the previous
+        // state: the whole group is compared once.
+        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            let old = rows
+            let replaced = LiveRows(storage: new, origin: origin, generation: generation + 1)
+            if old.count == replaced.count, old.elementsEqual(replaced) { return nil }
+            value = new
+            generation += 1
+            return .replacing(old, with: replaced)
+        }
+        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
+        else { return nil }
+        let old = value
+        var removed: [LiveDiff<E>.Removal] = []
+        var inserted: [LiveDiff<E>.Insertion] = []
+        var updated: [LiveDiff<E>.Insertion] = []
+        var moved: [LiveDiff<E>.Move] = []
+        // The old place comes from the value's own revision: a row of the group cannot
+        // have changed since without waking this query.
+        func compare(_ id: E.ID, wasMember: Bool) {
+            let before = wasMember ? old.member(id) : nil
+            guard let after = new.member(id) else {
+                if let before { removed.append(.init(offset: before.offset, id: id)) }
+                return
+            }
+            guard let before else {
+                inserted.append(.init(offset: after.offset, entity: after.row.value))
+                return
+            }
+            if before.row.sequence != after.row.sequence {
+                moved.append(.init(from: before.offset, to: after.offset, entity: after.row.value))
+            } else if before.row.value != after.row.value {
+                updated.append(.init(offset: after.offset, entity: after.row.value))
+            }
+        }
+        for id in tableChanges.updated.keys { compare(id, wasMember: true) }
+        for id in tableChanges.removed.keys { compare(id, wasMember: true) }
+        for id in tableChanges.inserted { compare(id, wasMember: false) }
+        if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
+        if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
+        if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }
+        if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
+        if moved.count > 1 { moved.sort { $0.to < $1.to } }
+        value = new
+        generation += 1
+        return LiveDiff(removed: removed, inserted: inserted, updated: updated, moved: moved)
+    }
+}
