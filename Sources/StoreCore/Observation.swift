@@ -46,12 +46,17 @@ public final class Observation: Sendable {
     /// Whether delivery is currently paused by `suspend()`.
     public var isSuspended: Bool { status.isSuspended }
 
+    /// The flag delivery checks, for a component of this package that keeps observer
+    /// entries of its own: holding it strongly (rather than the token weakly) costs one
+    /// atomic load per delivery, and the token's release still cancels it.
+    @usableFromInline package var deliveryStatus: ObservationStatus { status }
+
     deinit { cancel() }
 }
 
 /// The shared flag an observer entry checks before each delivery.
 @usableFromInline
-final class ObservationStatus: Sendable {
+package final class ObservationStatus: Sendable {
     private static let active: UInt8 = 0
     private static let suspended: UInt8 = 1
     private static let cancelled: UInt8 = 2
@@ -59,7 +64,7 @@ final class ObservationStatus: Sendable {
 
     init() {}
 
-    @usableFromInline var isActive: Bool { raw.load(ordering: .acquiring) == Self.active }
+    @usableFromInline package var isActive: Bool { raw.load(ordering: .acquiring) == Self.active }
     var isCancelled: Bool { raw.load(ordering: .acquiring) == Self.cancelled }
     var isSuspended: Bool { raw.load(ordering: .acquiring) == Self.suspended }
 

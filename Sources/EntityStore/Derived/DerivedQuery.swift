@@ -23,13 +23,14 @@ import StoreCore
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher, Observable {
     @usableFromInline
     struct ObserverEntry: Sendable {
-        @usableFromInline weak var token: Observation?
+        /// The token's status, held strongly: releasing the token cancels it.
+        @usableFromInline let status: ObservationStatus
         @usableFromInline let handler: @Sendable (Value, Value) -> Void
         /// Called when the query is deallocated (a stream finishes).
         let onTermination: (@Sendable () -> Void)?
 
         init(token: Observation, handler: @escaping @Sendable (Value, Value) -> Void, onTermination: (@Sendable () -> Void)?) {
-            self.token = token
+            self.status = token.deliveryStatus
             self.handler = handler
             self.onTermination = onTermination
         }
@@ -191,8 +192,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         guard let update else { return }
         // Outside the lock: an observation's `onChange` may read the value (the new one).
         registrar.withMutation(of: self, keyPath: valueKeyPath) {}
-        for entry in update.observers {
-            guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
+        for entry in update.observers where entry.status.isActive {
             entry.handler(update.old, update.new)
         }
     }

@@ -201,6 +201,7 @@ final class WatcherRegistry: Sendable {
         let changeSet = changes.current.changeSet
         let due: [Due] = registry.withLock { registry in
             var due: [Due] = []
+            due.reserveCapacity(8)
             func collect(_ boxes: [UInt64: Box]?) {
                 guard let boxes else { return }
                 for (token, box) in boxes { if let watcher = box.watcher { due.append(Due(token: token, watcher: watcher)) } }

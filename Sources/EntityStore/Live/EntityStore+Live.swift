@@ -21,7 +21,7 @@ extension EntityStore {
             return LiveList<E>(
                 current: engine.rows, revision: state.revision,
                 initialDiff: { rows in LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: rows) },
-                step: engine.apply)
+                step: engine.update)
         }
     }
 
@@ -32,7 +32,7 @@ extension EntityStore {
         return registered(filing: query.filing) { state in
             let engine = query.makeRowEngine(query, state, origin)
             return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision) { changes, _ in
-                engine.apply(changes).map { _ in engine.rows() }
+                engine.update(changes).map { $0.value }
             }
         }
     }

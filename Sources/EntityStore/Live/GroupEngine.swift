@@ -185,7 +185,11 @@ extension EntityStore {
             return LiveGroups<Key, Value>(
                 current: { engine.withLock { $0.values } }, revision: state.revision,
                 initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() },
-                step: { changes in engine.withLock { $0.apply(changes) } })
+                step: { changes in
+                    engine.withLock { engine in
+                        engine.apply(changes).map { LiveGroups<Key, Value>.Update(value: engine.values, diff: $0, revision: changes.current.revision) }
+                    }
+                })
         }
     }
 }

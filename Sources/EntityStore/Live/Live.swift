@@ -20,13 +20,14 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     @usableFromInline
     struct ObserverEntry: Sendable {
         @usableFromInline let key: UInt64
-        @usableFromInline weak var token: Observation?
+        /// The token's status, held strongly: releasing the token cancels it.
+        @usableFromInline let status: ObservationStatus
         @usableFromInline let handler: @Sendable (Update) -> Void
         let onTermination: (@Sendable () -> Void)?
 
         init(key: UInt64, token: Observation, handler: @escaping @Sendable (Update) -> Void, onTermination: (@Sendable () -> Void)?) {
             self.key = key
-            self.token = token
+            self.status = token.deliveryStatus
             self.handler = handler
             self.onTermination = onTermination
         }
@@ -68,9 +69,10 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// (besides observers that keep a delivered value), so the next commit changes its
     /// persistent structures in place instead of copying the paths it touches.
     @usableFromInline let current: @Sendable () -> Value
-    /// Brings the engine up to a commit; returns the diff, or nil if the value did not
-    /// change. Called under `inner`'s lock, so one commit at a time.
-    @usableFromInline let step: @Sendable (Changes<EntityState>) -> Diff?
+    /// Brings the engine up to a commit; returns the new value with its diff (read under
+    /// the engine's lock once), or nil if the value did not change. Called under
+    /// `inner`'s lock, so one commit at a time.
+    @usableFromInline let step: @Sendable (Changes<EntityState>) -> Update?
     /// The whole value as a diff, for a stream's first element.
     @usableFromInline let initialDiff: @Sendable (Value) -> Diff
     /// The body of ``refresh(_:)``, made by the (inlinable) initializer, so it is compiled
@@ -87,7 +89,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     @inlinable
     init(
         current: @escaping @Sendable () -> Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
-        step: @escaping @Sendable (Changes<EntityState>) -> Diff?
+        step: @escaping @Sendable (Changes<EntityState>) -> Update?
     ) {
         self.inner = Lock(Inner(revision: revision))
         self.current = current
@@ -185,18 +187,16 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         let delivery = inner.withLock { inner -> Delivery? in
             guard changes.version > inner.version else { return nil }
             inner.version = changes.version
-            let revision = changes.current.revision
-            inner.revision = revision
+            inner.revision = changes.current.revision
             inner.wakeups += 1
-            guard let diff = step(changes) else { return nil }
-            return Delivery(update: Update(value: current(), diff: diff, revision: revision), observers: inner.observers)
+            guard let update = step(changes) else { return nil }
+            return Delivery(update: update, observers: inner.observers)
         }
         guard let delivery else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
         // the value (it then sees the new one).
         registrar.withMutation(of: self, keyPath: valueKeyPath) {}
-        for entry in delivery.observers {
-            guard let token = entry.token, !token.isCancelled, !token.isSuspended else { continue }
+        for entry in delivery.observers where entry.status.isActive {
             entry.handler(delivery.update)
         }
     }

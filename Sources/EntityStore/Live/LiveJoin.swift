@@ -225,7 +225,11 @@ extension EntityStore {
                 initialDiff: { joined in
                     JoinDiff(rows: LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: joined.rows))
                 },
-                step: { changes in locked.withLock { $0.apply(changes) } })
+                step: { changes in
+                    locked.withLock { engine in
+                        engine.apply(changes).map { LiveJoin<E, T>.Update(value: engine.value, diff: $0, revision: changes.current.revision) }
+                    }
+                })
             return JoinBuild(live: live, ids: ids)
         }
     }

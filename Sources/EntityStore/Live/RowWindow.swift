@@ -13,12 +13,17 @@ struct RowEngineHandle<E: Entity>: Sendable {
     /// Brings the rows up to the state after a commit; returns the diff, or nil if the
     /// rows did not change.
     @usableFromInline let apply: @Sendable (Changes<EntityState>) -> LiveDiff<E>?
+    /// `apply` and `rows` under one lock: the new rows with their diff, or nil.
+    @usableFromInline let update: @Sendable (Changes<EntityState>) -> LiveUpdate<LiveRows<E>, LiveDiff<E>>?
 
     @inlinable
     init<Ordering: RowOrdering<E>>(_ window: RowWindow<E, Ordering>) {
         let engine = Lock(window)
         rows = { engine.withLock { $0.rows } }
         apply = { changes in engine.withLock { $0.apply(changes) } }
+        update = { changes in
+            engine.withLock { engine in engine.apply(changes).map { LiveUpdate(value: engine.rows, diff: $0, revision: changes.current.revision) } }
+        }
     }
 
     @inlinable
@@ -26,6 +31,9 @@ struct RowEngineHandle<E: Entity>: Sendable {
         let engine = Lock(window)
         rows = { engine.withLock { $0.rows } }
         apply = { changes in engine.withLock { $0.apply(changes) } }
+        update = { changes in
+            engine.withLock { engine in engine.apply(changes).map { LiveUpdate(value: engine.rows, diff: $0, revision: changes.current.revision) } }
+        }
     }
 }
 

@@ -51,6 +51,34 @@ struct Reading: Entity {
         }
     }
 
+    /// A delivery reaches an observer while its token is active: a suspended one skips
+    /// commits until resumed, a cancelled or released one gets nothing more.
+    @Test func observerTokensControlDelivery() throws {
+        let fixture = try LiveFixture()
+        let store = fixture.store
+        let items = fixture.items
+        let live = store.live(LiveQuery(items))
+        let (keptLog, suspendedLog, releasedLog) = (
+            UpdateLog<LiveRows<Item>, LiveDiff<Item>>(), UpdateLog<LiveRows<Item>, LiveDiff<Item>>(), UpdateLog<LiveRows<Item>, LiveDiff<Item>>()
+        )
+        let kept = live.observe { keptLog.append($0) }
+        let suspended = live.observe { suspendedLog.append($0) }
+        var released: Observation? = live.observe { releasedLog.append($0) }
+        suspended.suspend()
+        func insert(_ id: Int) throws { try store.write { tx in try tx[items].insert(Item(id: id, group: 0, score: id, tag: 0)) } }
+        try insert(1)
+        #expect(keptLog.take().count == 1 && suspendedLog.take().isEmpty && releasedLog.take().count == 1)
+        released = nil
+        try insert(2)
+        #expect(keptLog.take().count == 1 && releasedLog.take().isEmpty && released == nil)
+        suspended.resume()
+        try insert(3)
+        #expect(suspendedLog.take().map { $0.value.count } == [3] && keptLog.take().count == 1)
+        kept.cancel()
+        try insert(4)
+        #expect(keptLog.take().isEmpty && suspendedLog.take().count == 1)
+    }
+
     /// An equality alone on a grouped index reads its rows from the index's own group,
     /// before and after commits, instead of copying them; with a filter, a limit or a
     /// sort, or on a field without a grouped index, the query keeps rows of its own.
