@@ -146,12 +146,14 @@ public struct LiveQuery<E: Entity>: Sendable {
         let read = fieldReader(keyPath)
         if descending {
             copy.makeRowEngine = { query, state, origin in
-                let ordering = FieldOrdering<E, Key, DescendingPosition<Key>>(query: query, keyPath: keyPath, read: read)
+                let ordering = FieldOrdering<E, Key, DescendingPosition<Key>>(
+                    query: query, keyPath: keyPath, read: read, storage: state.storage(named: query.table.name, as: E.self))
                 return RowEngineHandle(RowWindow(query: query, ordering: ordering, state: state, origin: origin))
             }
         } else {
             copy.makeRowEngine = { query, state, origin in
-                let ordering = FieldOrdering<E, Key, OrderedIndexKey<Key>>(query: query, keyPath: keyPath, read: read)
+                let ordering = FieldOrdering<E, Key, OrderedIndexKey<Key>>(
+                    query: query, keyPath: keyPath, read: read, storage: state.storage(named: query.table.name, as: E.self))
                 return RowEngineHandle(RowWindow(query: query, ordering: ordering, state: state, origin: origin))
             }
         }

@@ -84,17 +84,21 @@ struct DescendingPosition<Key: Comparable & Sendable>: FieldPosition {
 /// inside the range).
 @usableFromInline
 struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosition<Key>>: RowOrdering {
-    @usableFromInline let keyPath: any KeyPath<E, Key> & Sendable
     @usableFromInline let read: @Sendable (E) -> Key
     /// Whether an index walk covers the source, and the source's range of the field when
     /// it is one.
     @usableFromInline let walksSource: Bool
     @usableFromInline let bounds: SortedMapRange<OrderedIndexKey<Key>>
+    /// The position of the ordered index on the field among the table's indexes, found
+    /// once (a restore keeps the schema, so it stays valid); nil without one.
+    @usableFromInline let indexPosition: Int?
 
+    /// The ordering of `query` by `keyPath`; `storage`, the table when the query starts,
+    /// locates an ordered index on the field.
     @inlinable
-    init(query: LiveQuery<E>, keyPath: any KeyPath<E, Key> & Sendable, read: @escaping @Sendable (E) -> Key) {
-        self.keyPath = keyPath
+    init(query: LiveQuery<E>, keyPath: any KeyPath<E, Key> & Sendable, read: @escaping @Sendable (E) -> Key, storage: TableStorage<E>?) {
         self.read = read
+        self.indexPosition = storage?.orderedIndexPosition(Key.self, for: keyPath)
         switch query.source.kind {
         case .all:
             walksSource = true
@@ -115,8 +119,7 @@ struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosit
 
     @inlinable
     func walk(_ storage: TableStorage<E>, after boundary: Position?, _ body: (E.ID) -> Bool) -> Bool {
-        guard walksSource, let index = storage.orderedIndex(Key.self, at: storage.indexPositions(for: keyPath)) else { return false }
-        let entries = index.entries
+        guard walksSource, let indexPosition, let entries = storage.orderedEntries(Key.self, atPosition: indexPosition) else { return false }
         guard Position.isDescending else {
             var range = bounds
             if let boundary { range.lowerBound = .excluded(OrderedIndexKey(key: boundary.key, sequence: boundary.sequence)) }

@@ -71,6 +71,21 @@ extension TableStorage {
         return nil
     }
 
+    /// The position of an ordered index of key type `Key` on `keyPath`, if any, for a
+    /// caller that reads the index many times (``orderedEntries(_:atPosition:)``). O(indexes).
+    @inlinable
+    func orderedIndexPosition<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> Int? {
+        indexPositions(for: keyPath).first { indexes[$0] is IndexBox<OrderedIndex<E, Key>> }
+    }
+
+    /// The entries of the ordered index of key type `Key` at `position`, or nil when the
+    /// index there is another one. O(1): a class cast, no copy of the index.
+    @inlinable
+    func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, atPosition position: Int) -> SortedMap<OrderedIndexKey<Key>, E.ID>? {
+        guard position < indexes.count, let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> else { return nil }
+        return box.index.entries
+    }
+
     /// The entities for `ids`, skipping any that are absent. O(k).
     func entities(for ids: some Sequence<E.ID>) -> [E] {
         ids.compactMap { rows[$0]?.value }
