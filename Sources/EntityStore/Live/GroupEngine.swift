@@ -19,6 +19,10 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         @usableFromInline var count = 0
         @usableFromInline var sum = LiveSum<Value>()
         @usableFromInline var values = SortedMap<Value, Int>()
+        /// The smallest and largest ordered values (nil when there are none), kept so that
+        /// an aggregate costs O(1).
+        @usableFromInline var minimum: Value?
+        @usableFromInline var maximum: Value?
         /// How many values are unordered (NaN), and one of them.
         @usableFromInline var unordered = 0
         @usableFromInline var unorderedSample: Value?
@@ -26,14 +30,15 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         @inlinable
         init() {}
 
+        /// O(1).
         @inlinable
         var aggregate: GroupAggregate<Value>? {
             guard count > 0 else { return nil }
-            guard let first = values.first, let last = values.last else {
+            guard let minimum, let maximum else {
                 guard let nan = unorderedSample else { return nil }
                 return GroupAggregate(count: count, sum: sum.total, min: nan, max: nan)
             }
-            return GroupAggregate(count: count, sum: sum.total, min: first.key, max: last.key)
+            return GroupAggregate(count: count, sum: sum.total, min: minimum, max: maximum)
         }
 
         /// Adds one row's value. O(log d).
@@ -46,6 +51,8 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 unorderedSample = value
             } else {
                 values.updateValue((values[value] ?? 0) &+ 1, forKey: value)
+                if minimum.map({ value < $0 }) ?? true { minimum = value }
+                if maximum.map({ $0 < value }) ?? true { maximum = value }
             }
         }
 
@@ -58,7 +65,14 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 if unordered == 0 { unorderedSample = nil }
             } else {
                 guard let rows = values[value] else { return }
-                if rows > 1 { values.updateValue(rows &- 1, forKey: value) } else { values.removeValue(forKey: value) }
+                if rows > 1 {
+                    values.updateValue(rows &- 1, forKey: value)
+                } else {
+                    values.removeValue(forKey: value)
+                    // The last row holding an extreme left: the next distinct value takes over.
+                    if value == minimum { minimum = values.first?.key }
+                    if value == maximum { maximum = values.last?.key }
+                }
             }
             count -= 1
             Value.liveAccumulate(value, removing: true, into: &sum)
@@ -126,8 +140,9 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             guard qualifies(old) else { return }
             let group = key(old)
             touch(group)
-            groups[group]?.remove(value(old))
-            if groups[group]?.count == 0 { groups.removeValue(forKey: group) }
+            guard let index = groups.index(forKey: group) else { return }
+            groups.values[index].remove(value(old))
+            if groups.values[index].count == 0 { groups.remove(at: index) }
         }
         func enter(_ id: E.ID) {
             guard let row = storage.rows[id], qualifies(row.value) else { return }

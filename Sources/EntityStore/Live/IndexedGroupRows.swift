@@ -52,14 +52,20 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
     /// The group of the query's key in a table's grouped index on the field; nil when the
     /// table has no such index (a restore keeps the schema, so it always has one here).
     @usableFromInline let group: @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?
+    /// Whether a row has the query's key.
+    @usableFromInline let matches: @Sendable (E) -> Bool
     @usableFromInline let origin: UInt64
     @usableFromInline var generation: UInt64 = 0
     @usableFromInline var value: IndexedGroupRows<E>
 
     @inlinable
-    init(table: String, group: @escaping @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?, storage: TableStorage<E>, origin: UInt64) {
+    init(
+        table: String, group: @escaping @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?, matches: @escaping @Sendable (E) -> Bool,
+        storage: TableStorage<E>, origin: UInt64
+    ) {
         self.table = table
         self.group = group
+        self.matches = matches
         self.origin = origin
         self.value = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: storage.rows)
     }
@@ -88,27 +94,37 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
         var inserted: [LiveDiff<E>.Insertion] = []
         var updated: [LiveDiff<E>.Insertion] = []
         var moved: [LiveDiff<E>.Move] = []
-        // The old place comes from the value's own revision: a row of the group cannot
-        // have changed since without waking this query.
-        func compare(_ id: E.ID, wasMember: Bool) {
-            let before = wasMember ? old.member(id) : nil
-            guard let after = new.member(id) else {
+        let matches = matches
+        /// A changed row's old place: its previous value (from the change set) says whether
+        /// it had the key; its sequence is the new row's unless it was removed and inserted
+        /// again, and only then, or for a removed row, is it read from the value's own
+        /// revision (a row of the group cannot have changed since without waking this
+        /// query).
+        func oldPlace(_ id: E.ID, previous: E, sequence: UInt64?) -> (offset: Int, sequence: UInt64)? {
+            guard matches(previous) else { return nil }
+            if let sequence, let found = old.group.offsetAndValue(of: sequence), found.value == id { return (found.offset, sequence) }
+            return old.member(id).map { ($0.offset, $0.row.sequence) }
+        }
+        func compare(_ id: E.ID, previous: E?) {
+            let after = new.member(id)
+            let before = previous.flatMap { oldPlace(id, previous: $0, sequence: after?.row.sequence) }
+            guard let after else {
                 if let before { removed.append(.init(offset: before.offset, id: id)) }
                 return
             }
-            guard let before else {
+            guard let before, let previous else {
                 inserted.append(.init(offset: after.offset, entity: after.row.value))
                 return
             }
-            if before.row.sequence != after.row.sequence {
+            if before.sequence != after.row.sequence {
                 moved.append(.init(from: before.offset, to: after.offset, entity: after.row.value))
-            } else if before.row.value != after.row.value {
+            } else if previous != after.row.value {
                 updated.append(.init(offset: after.offset, entity: after.row.value))
             }
         }
-        for id in tableChanges.updated.keys { compare(id, wasMember: true) }
-        for id in tableChanges.removed.keys { compare(id, wasMember: true) }
-        for id in tableChanges.inserted { compare(id, wasMember: false) }
+        for (id, previous) in tableChanges.updated { compare(id, previous: previous) }
+        for (id, previous) in tableChanges.removed { compare(id, previous: previous) }
+        for id in tableChanges.inserted { compare(id, previous: nil) }
         if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
         if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
         if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }

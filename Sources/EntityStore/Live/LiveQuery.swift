@@ -44,8 +44,9 @@ public struct LiveQuery<E: Entity>: Sendable {
             // An equality alone, in insertion order, is the group of a grouped index on its
             // field when there is one: its rows are read from the index, not copied.
             if query.filters.isEmpty, query.limitValue == nil, let makeReader = query.source.groupReader,
-               let storage = state.storage(named: query.table.name, as: E.self), let reader = makeReader(storage) {
-                return RowEngineHandle(IndexedGroupWindow(table: query.table.name, group: reader, storage: storage, origin: origin))
+               let matches = query.source.contains, let storage = state.storage(named: query.table.name, as: E.self),
+               let reader = makeReader(storage) {
+                return RowEngineHandle(IndexedGroupWindow(table: query.table.name, group: reader, matches: matches, storage: storage, origin: origin))
             }
             return RowEngineHandle(RowWindow(query: query, ordering: InsertionOrdering<E>(query: query), state: state, origin: origin))
         }
