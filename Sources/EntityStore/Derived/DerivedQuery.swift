@@ -1,6 +1,7 @@
 import HashTreeCollections
 import Observation
 import StoreCore
+import Synchronization
 
 /// A memoized, observable value computed from the store's tables that re-reads only when
 /// a commit touches what it watches: one entity, a few entities, an index key or a range.
@@ -64,6 +65,11 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
     private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
     @usableFromInline let registrar = ObservationRegistrar()
+    /// Whether ``value`` was ever read. Until it is, no `withObservationTracking` (or
+    /// SwiftUI view) can be tracking it, so a delivery skips the registrar, a lock and a
+    /// lookup of its own. Set before the read takes the lock, and tested after a delivery
+    /// released it, so a first read either sees the new value or is told of the change.
+    @usableFromInline let valueWasRead = Atomic<Bool>(false)
     /// `\.value`, made once: a key path into a generic class is instantiated at run time,
     /// which costs microseconds, on every use of the literal.
     @usableFromInline let valueKeyPath: any KeyPath<DerivedQuery, Value> & Sendable = \.value
@@ -96,6 +102,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
     public var value: Value {
+        if !valueWasRead.load(ordering: .relaxed) { valueWasRead.store(true, ordering: .sequentiallyConsistent) }
         registrar.access(self, keyPath: valueKeyPath)
         return inner.withLock { $0.value }
     }
@@ -191,7 +198,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
         }
         guard let update else { return }
         // Outside the lock: an observation's `onChange` may read the value (the new one).
-        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
+        if valueWasRead.load(ordering: .sequentiallyConsistent) { registrar.withMutation(of: self, keyPath: valueKeyPath) {} }
         for entry in update.observers where entry.status.isActive {
             entry.handler(update.old, update.new)
         }

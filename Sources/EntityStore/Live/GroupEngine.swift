@@ -50,7 +50,7 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 unordered += 1
                 unorderedSample = value
             } else {
-                values.updateValue((values[value] ?? 0) &+ 1, forKey: value)
+                values.updateValue(forKey: value) { ($0 ?? 0) &+ 1 }
                 if minimum.map({ value < $0 }) ?? true { minimum = value }
                 if maximum.map({ $0 < value }) ?? true { maximum = value }
             }
@@ -64,10 +64,13 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 unordered -= 1
                 if unordered == 0 { unorderedSample = nil }
             } else {
-                guard let rows = values[value] else { return }
-                if rows > 1 {
-                    values.updateValue(rows &- 1, forKey: value)
-                } else {
+                // One walk for the usual case, a value other rows still hold.
+                guard let rows = values.updateValue(forKey: value, { ($0 ?? 0) &- 1 }) else {
+                    // Not held (no row added it): undo the insertion, change nothing.
+                    values.removeValue(forKey: value)
+                    return
+                }
+                if rows == 1 {
                     values.removeValue(forKey: value)
                     // The last row holding an extreme left: the next distinct value takes over.
                     if value == minimum { minimum = values.first?.key }

@@ -1,5 +1,6 @@
 import Observation
 import StoreCore
+import Synchronization
 
 /// A live query: a value maintained incrementally from each commit's change set, with
 /// the diff of every change. Create one with ``EntityStore/live(_:)->LiveList<E>`` (rows) or
@@ -82,6 +83,11 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     @usableFromInline let refreshBody: @Sendable (Live, Changes<EntityState>) -> Void
     private let unregister = Lock<(@Sendable () -> Void)?>(nil)
     @usableFromInline let registrar = ObservationRegistrar()
+    /// Whether ``value`` was ever read. Until it is, no `withObservationTracking` (or
+    /// SwiftUI view) can be tracking it, so a delivery skips the registrar, a lock and a
+    /// lookup of its own. Set before the read takes the lock, and tested after a delivery
+    /// released it, so a first read either sees the new value or is told of the change.
+    @usableFromInline let valueWasRead = Atomic<Bool>(false)
     /// `\.value`, made once: a key path into a generic class is instantiated at run time,
     /// which costs microseconds, on every use of the literal.
     @usableFromInline let valueKeyPath: any KeyPath<Live, Value> & Sendable = \.value
@@ -117,6 +123,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
     public var value: Value {
+        if !valueWasRead.load(ordering: .relaxed) { valueWasRead.store(true, ordering: .sequentiallyConsistent) }
         registrar.access(self, keyPath: valueKeyPath)
         let current = current
         return inner.withLock { _ in current() }
@@ -195,7 +202,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         guard let delivery else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
         // the value (it then sees the new one).
-        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
+        if valueWasRead.load(ordering: .sequentiallyConsistent) { registrar.withMutation(of: self, keyPath: valueKeyPath) {} }
         for entry in delivery.observers where entry.status.isActive {
             entry.handler(delivery.update)
         }

@@ -7,11 +7,23 @@ extension SortedMap {
     @discardableResult
     @inlinable
     mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
+        updateValue(forKey: key) { _ in value }
+    }
+
+    /// Stores `make(old)` for `key`, where `old` is the value stored for `key` before (nil
+    /// when the key is new): a read and a write in one walk (a counter's increment, say).
+    ///
+    /// - Returns: The value previously stored for `key`, or nil if the key is new.
+    /// - Complexity: O(log n); copies the O(log n) nodes on the path that are shared with
+    ///   other copies of the map.
+    @discardableResult
+    @inlinable
+    mutating func updateValue(forKey key: Key, _ make: (Value?) -> Value) -> Value? {
         guard let root = makeRootUnique() else {
-            self.root = SortedMapNode(keys: [key], values: [value])
+            self.root = SortedMapNode(keys: [key], values: [make(nil)])
             return nil
         }
-        let (old, split) = root.insert(value, forKey: key, capacity: nodeCapacity)
+        let (old, split) = root.insert(forKey: key, capacity: nodeCapacity, make)
         if let split {
             self.root = SortedMapNode(
                 separators: [split.separator],

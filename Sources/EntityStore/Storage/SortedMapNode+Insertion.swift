@@ -23,21 +23,32 @@ extension SortedMapNode {
     /// - Complexity: O(log n) nodes visited, O(capacity) work per node.
     @inlinable
     func insert(_ value: Value, forKey key: Key, capacity: Int) -> (old: Value?, split: Split?) {
+        insert(forKey: key, capacity: capacity) { _ in value }
+    }
+
+    /// Stores `make(old)` for `key`, where `old` is the value already stored for `key` (nil
+    /// when the key is new): one walk where a read and a write take two. Requires `self`
+    /// to be uniquely referenced; copies shared descendants on the way down.
+    ///
+    /// - Returns: The replaced value (nil for an insertion) and the split if `self` overflowed.
+    /// - Complexity: O(log n) nodes visited, O(capacity) work per node.
+    @inlinable
+    func insert(forKey key: Key, capacity: Int, _ make: (Value?) -> Value) -> (old: Value?, split: Split?) {
         if isLeaf {
             let index = lowerBound(key)
             if index < keys.count, keys[index] == key {
                 let old = values[index]
-                values[index] = value
+                values[index] = make(old)
                 return (old, nil)
             }
             keys.insert(key, at: index)
-            values.insert(value, at: index)
+            values.insert(make(nil), at: index)
             count += 1
             return (nil, keys.count > capacity ? splitLeaf() : nil)
         }
         let index = childIndex(for: key)
         makeChildUnique(at: index)
-        let (old, childSplit) = children[index].insert(value, forKey: key, capacity: capacity)
+        let (old, childSplit) = children[index].insert(forKey: key, capacity: capacity, make)
         if old == nil {
             counts[index] += 1
             count += 1

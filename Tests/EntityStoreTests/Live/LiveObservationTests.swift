@@ -36,4 +36,20 @@ import Testing
         try store.write { tx in _ = try tx[items].update(1) { $0.score = 9 } }
         #expect(seen.withLock { $0 } == 9)
     }
+
+    /// Deliveries before anyone read the value skip the registrar; tracking that starts
+    /// later still fires for the next change.
+    @Test func trackingThatStartsAfterDeliveriesStillFires() throws {
+        let fixture = try LiveFixture()
+        let store = fixture.store
+        let items = fixture.items
+        let live = store.live(LiveQuery(items))
+        let derived = store.derived(items, id: 1)
+        for id in 1...3 { try store.write { tx in try tx[items].upsert(Item(id: 1, group: 0, score: id, tag: 0)) } }
+        let fired = Lock<[String]>([])
+        withObservationTracking { _ = live.value } onChange: { fired.withLock { $0.append("live") } }
+        withObservationTracking { _ = derived.value } onChange: { fired.withLock { $0.append("derived") } }
+        try store.write { tx in _ = try tx[items].update(1) { $0.score = 10 } }
+        #expect(fired.withLock { $0.sorted() } == ["derived", "live"])
+    }
 }
