@@ -23,7 +23,7 @@ struct ChangedKeyReader: Sendable {
     init<E: Entity, Key: Hashable & Sendable>(_ key: @escaping @Sendable (E) -> Key) {
         forEachChangedKey = { changes, table, body in
             guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>,
-                  let rows = changes.current.storage(named: table, as: E.self)?.rows
+                  let rows = changes.current.rows(named: table, as: E.self)
             else { return }
             for id in tableChanges.inserted {
                 if let row = rows[id] { body(WatchKey(key(row.value))) }

@@ -125,12 +125,13 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
 
     @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> GroupDiff<Key, Value>? {
-        guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
         if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
             let old = values
             fill(from: storage)
             return Self.diff(from: old, to: values)
         }
+        guard let rows = changes.current.rows(named: table, as: E.self) else { return nil }
         guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
         else { return nil }
         let key = key, value = value, qualifies = qualifies
@@ -148,7 +149,7 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             if groups.values[index].count == 0 { groups.remove(at: index) }
         }
         func enter(_ id: E.ID) {
-            guard let row = storage.rows[id], qualifies(row.value) else { return }
+            guard let row = rows[id], qualifies(row.value) else { return }
             touch(key(row.value))
             insert(row.value)
         }

@@ -51,7 +51,7 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
     @usableFromInline let table: String
     /// The group of the query's key in a table's grouped index on the field; nil when the
     /// table has no such index (a restore keeps the schema, so it always has one here).
-    @usableFromInline let group: @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?
+    @usableFromInline let group: @Sendable (EntityState) -> SortedMap<UInt64, E.ID>?
     /// Whether a row has the query's key.
     @usableFromInline let matches: @Sendable (E) -> Bool
     @usableFromInline let origin: UInt64
@@ -60,14 +60,14 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
 
     @inlinable
     init(
-        table: String, group: @escaping @Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?, matches: @escaping @Sendable (E) -> Bool,
-        storage: TableStorage<E>, origin: UInt64
+        table: String, group: @escaping @Sendable (EntityState) -> SortedMap<UInt64, E.ID>?, matches: @escaping @Sendable (E) -> Bool,
+        state: EntityState, origin: UInt64
     ) {
         self.table = table
         self.group = group
         self.matches = matches
         self.origin = origin
-        self.value = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: storage.rows)
+        self.value = IndexedGroupRows(group: group(state) ?? SortedMap(), rows: state.rows(named: table, as: E.self) ?? RowMap())
     }
 
     @inlinable
@@ -75,8 +75,8 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
 
     @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
-        guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
-        let new = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: storage.rows)
+        guard let tableRows = changes.current.rows(named: table, as: E.self) else { return nil }
+        let new = IndexedGroupRows(group: group(changes.current) ?? SortedMap(), rows: tableRows)
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: the whole group is compared once.
         if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {

@@ -46,7 +46,7 @@ public struct LiveQuery<E: Entity>: Sendable {
             if query.filters.isEmpty, query.limitValue == nil, let makeReader = query.source.groupReader,
                let matches = query.source.contains, let storage = state.storage(named: query.table.name, as: E.self),
                let reader = makeReader(storage) {
-                return RowEngineHandle(IndexedGroupWindow(table: query.table.name, group: reader, matches: matches, storage: storage, origin: origin))
+                return RowEngineHandle(IndexedGroupWindow(table: query.table.name, group: reader, matches: matches, state: state, origin: origin))
             }
             return RowEngineHandle(RowWindow(query: query, ordering: InsertionOrdering<E>(query: query), state: state, origin: origin))
         }
@@ -222,7 +222,7 @@ struct LiveSource<E: Entity>: Sendable {
     @usableFromInline var key: (field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader)?
     /// For an equality, makes a reader of the key's group in a grouped index on the field
     /// of a table, or gives nil when the table has no such index.
-    @usableFromInline var groupReader: (@Sendable (TableStorage<E>) -> (@Sendable (TableStorage<E>) -> SortedMap<UInt64, E.ID>?)?)?
+    @usableFromInline var groupReader: (@Sendable (TableStorage<E>) -> (@Sendable (EntityState) -> SortedMap<UInt64, E.ID>?)?)?
     /// For a range, its bounds as ordered-index keys (a `SortedMapRange<OrderedIndexKey<Key>>`).
     @usableFromInline var indexBounds: (any Sendable)?
 

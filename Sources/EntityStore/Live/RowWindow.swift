@@ -131,15 +131,17 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
 
     @inlinable
     mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
-        guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: re-evaluate once.
         if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
             return replaceAll(from: storage)
         }
-        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
+        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty,
+              let rows = changes.current.rows(named: table, as: E.self)
         else { return nil }
-        return applyInPlace(tableChanges, storage)
+        let table = table
+        return applyInPlace(tableChanges, rows) { changes.current.storage(named: table, as: E.self) }
     }
 
     /// A row's place in the rows before the commit.
@@ -183,7 +185,9 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
     /// refilled after its old last position if it lost members. O(changed rows × log k),
     /// plus the refill.
     @inlinable
-    mutating func applyInPlace(_ tableChanges: TableChanges<E>, _ storage: TableStorage<E>) -> LiveDiff<E>? {
+    mutating func applyInPlace(
+        _ tableChanges: TableChanges<E>, _ rows: RowMap<E.ID, Row<E>>, storage: () -> TableStorage<E>?
+    ) -> LiveDiff<E>? {
         let qualifies = qualifies, ordering = ordering
         let wasFull = limit.map { snapshot.count >= $0 } ?? false
         let boundary = wasFull ? snapshot.rows.last?.key : nil
@@ -200,7 +204,7 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
         for id in tableChanges.removed.keys { record(id) }
         var entering: [Entering] = []
         func consider(_ id: E.ID) {
-            guard let row = storage.rows[id], qualifies(row.value) else { return }
+            guard let row = rows[id], qualifies(row.value) else { return }
             let position = ordering.position(of: row)
             if let boundary, !(position <= boundary) { return }
             entering.append(Entering(id: id, position: position, entity: row.value))
@@ -240,7 +244,8 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
                 snapshot.remove(last.value.id)
                 if evictable[last.value.id] != nil { touched.append(last.value.id) }
             }
-            if wasFull, snapshot.count < limit {
+            // The whole table is read only for a refill (its index or order).
+            if wasFull, snapshot.count < limit, let storage = storage() {
                 for found in qualifyingRows(in: storage, after: boundary, needed: limit - snapshot.count) {
                     snapshot.insert(found.entity, at: found.position)
                     // A changed row that now sorts after the old boundary is touched already.

@@ -87,6 +87,22 @@ public struct EntityState: Sendable, Equatable {
         guard let position = schema.positions[name] else { return nil }
         return tables[position] as? TableStorage<E>
     }
+
+    /// The rows of the table named `name` if its entities are of type `E`: for hot paths
+    /// that read rows only, without the copy of every part of the table a cast of its
+    /// storage makes. O(1).
+    @inlinable
+    func rows<E: Entity>(named name: String, as type: E.Type) -> RowMap<E.ID, Row<E>>? {
+        guard let position = schema.positions[name] else { return nil }
+        return tables[position].rows(as: E.self)
+    }
+
+    /// The box of the index at `position` of the table named `name`. O(1).
+    @inlinable
+    func indexBox(named name: String, at position: Int) -> IndexBoxBase? {
+        guard let table = schema.positions[name] else { return nil }
+        return tables[table].indexBox(at: position)
+    }
 }
 
 extension EntityState {

@@ -12,6 +12,19 @@ protocol AnyTableStorage: Sendable {
     var version: UInt64 { get }
     /// Describes every internal inconsistency (debug checks).
     func invariantViolations() -> [String]
+    /// The rows, if the table's entities are of type `T`; nil otherwise. A metatype
+    /// comparison and a copy of the row map, where a cast of the whole storage copies
+    /// every part of it. O(1).
+    func rows<T: Entity>(as type: T.Type) -> RowMap<T.ID, Row<T>>?
+    /// The box of the index at `position` among the table's indexes, nil past the end. O(1).
+    func indexBox(at position: Int) -> IndexBoxBase?
+}
+
+extension AnyTableStorage {
+    @usableFromInline
+    func rows<T: Entity>(as type: T.Type) -> RowMap<T.ID, Row<T>>? { nil }
+    @usableFromInline
+    func indexBox(at position: Int) -> IndexBoxBase? { nil }
 }
 
 /// The rows of one table and its secondary indexes.
@@ -54,6 +67,15 @@ struct TableStorage<E: Entity>: AnyTableStorage {
     var name: String { descriptor.name }
     @usableFromInline
     var count: Int { rows.count }
+
+    @usableFromInline
+    func rows<T: Entity>(as type: T.Type) -> RowMap<T.ID, Row<T>>? {
+        // The metatypes are equal, so the two row map types are one type.
+        T.self == E.self ? unsafeBitCast(rows, to: RowMap<T.ID, Row<T>>.self) : nil
+    }
+
+    @usableFromInline
+    func indexBox(at position: Int) -> IndexBoxBase? { position < indexes.count ? indexes[position] : nil }
 
     // MARK: Validated single-row mutations (callers validate first)
 

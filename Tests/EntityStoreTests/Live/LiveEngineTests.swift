@@ -89,9 +89,10 @@ struct Reading: Entity {
         try store.write { tx in try tx[items].insert(contentsOf: (0..<20).map { Item(id: $0, group: $0 % 4, score: $0, tag: $0 % 3) }) }
         let live = store.live(LiveQuery(items).where(\.group, equals: 1))
         func indexGroup() throws -> SortedMap<UInt64, Int>? {
-            let storage = try #require(store.state.storage(named: items.name, as: Item.self))
+            let state = store.state
+            let storage = try #require(state.storage(named: items.name, as: Item.self))
             let reader = try #require(storage.groupReader(1, for: \Item.group))
-            return reader(storage)
+            return reader(state)
         }
         #expect(try (live.value.storage as? IndexedGroupRows<Item>)?.group.root === indexGroup()?.root)
         try store.write { tx in
