@@ -8,11 +8,16 @@ extension EntityStore {
     /// changed rows has or had that key (so 10,000 equality queries on distinct keys cost
     /// one changed row at most two wake-ups). Other queries are filed under their table.
     /// A restore (`replaceAll`) re-evaluates it once.
-    /// - Complexity: to create, O(log n + k) from an index (the source's, or an ordered
-    ///   index on the sort field with a limit), O(n log n) by a scan otherwise. Per commit
-    ///   that wakes it, O(changed rows × log k), plus a refill when a full top-k window
-    ///   loses members (O(log n + rows skipped) through an ordered index on the sort
-    ///   field; a scan of the source otherwise).
+    /// An equality alone (no other filter, no sort, no limit) on a field with a grouped
+    /// index copies no row: its rows are the index's group and the table's rows at its
+    /// revision, and holding its value keeps that revision's changed parts alive, as
+    /// holding an ``EntityState`` does.
+    /// - Complexity: to create, O(1) for an equality alone on a grouped index, O(log n + k)
+    ///   from another index (the source's, or an ordered index on the sort field with a
+    ///   limit), O(n log n) by a scan otherwise. Per commit that wakes it, O(changed rows ×
+    ///   log k), plus a refill when a full top-k window loses members (O(log n + rows
+    ///   skipped) through an ordered index on the sort field; a scan of the source
+    ///   otherwise).
     @inlinable
     public func live<E: Entity>(_ query: LiveQuery<E>) -> LiveList<E> {
         let origin = nextLiveOrigin()

@@ -4,6 +4,9 @@ import HashTreeCollections
 ///
 /// Taking and keeping it is O(1) whatever its size: a commit changes the query's rows in
 /// O(log k) per changed row and shares everything else with the values handed out before.
+/// The rows of an equality on a grouped index are read from the index's group and the
+/// table's rows at their revision, so keeping them keeps that revision's changed parts
+/// alive, as keeping an ``EntityState`` does.
 /// Read it as any `RandomAccessCollection` (`Array(rows)`, `rows.map(\.id)`).
 public struct LiveRows<E: Entity>: RandomAccessCollection, Sendable {
     @usableFromInline let storage: any RowSnapshot<E>
