@@ -12,10 +12,34 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     @usableFromInline
     let keyInPlace: @Sendable (UnsafePointer<Element>) -> Key?
     @usableFromInline
-    var groups = TreeDictionary<Key, SortedMap<UInt64, Element.ID>>()
+    var groups = TreeDictionary<Key, Members>()
     /// The groups being staged by a bulk load; nil otherwise.
     @usableFromInline
     var staged: [Key: GroupRun]?
+
+    /// One key's group: its IDs by insertion position, and their number kept beside them,
+    /// so a count reads the trie's entry alone, not the B-tree's root as well.
+    @usableFromInline
+    struct Members: Sendable {
+        @usableFromInline var ids: SortedMap<UInt64, Element.ID>
+        @usableFromInline var count: Int
+
+        @inlinable
+        init(ids: SortedMap<UInt64, Element.ID> = SortedMap()) {
+            self.ids = ids
+            self.count = ids.count
+        }
+
+        @inlinable
+        mutating func insert(_ id: Element.ID, sequence: UInt64) {
+            if ids.updateValue(id, forKey: sequence) == nil { count += 1 }
+        }
+
+        @inlinable
+        mutating func remove(sequence: UInt64) {
+            if ids.removeValue(forKey: sequence) != nil { count -= 1 }
+        }
+    }
 
     /// One group's entries staged by a bulk load, in the order they came.
     @usableFromInline
@@ -55,7 +79,7 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     /// The IDs stored under `key`, in insertion order. O(1) to find the group, then O(1) per ID.
     @inlinable
     func lookup(_ key: Key) -> SortedMap<UInt64, Element.ID> {
-        groups[key] ?? SortedMap()
+        groups[key]?.ids ?? SortedMap()
     }
 
     /// The number of entities under `key`. O(1).
@@ -69,7 +93,7 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let key = indexableKey(key(entity)) else { return }
-        groups[key, default: SortedMap()].updateValue(entity.id, forKey: sequence)
+        groups[key, default: Members()].insert(entity.id, sequence: sequence)
     }
 
     /// Starts staging: while loading into an empty index, entries are bucketed by key and
@@ -96,7 +120,7 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
     @inlinable
     mutating func endLoad() {
         guard let runs = staged.take() else { return }
-        groups = TreeDictionary(uniqueKeysWithValues: runs.lazy.map { key, run in (key, run.sortedMap()) })
+        groups = TreeDictionary(uniqueKeysWithValues: runs.lazy.map { key, run in (key, Members(ids: run.sortedMap())) })
     }
 
     @inlinable
@@ -104,8 +128,8 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
         guard let key = indexableKey(key(entity)) else { return }
         var emptied = false
         if groups[key] != nil {
-            groups[key, default: SortedMap()].removeValue(forKey: sequence)
-            emptied = groups[key]?.isEmpty ?? false
+            groups[key, default: Members()].remove(sequence: sequence)
+            emptied = groups[key]?.count == 0
         }
         if emptied { groups.removeValue(forKey: key) }
     }
@@ -115,15 +139,18 @@ struct GroupedIndex<Element: Entity, Key: Hashable & Sendable>: KeyedEntityIndex
 
 extension GroupedIndex {
     @usableFromInline var kindName: String { "grouped" }
-    @usableFromInline var entryCount: Int { groups.values.reduce(0) { $0 + $1.count } }
+    @usableFromInline var entryCount: Int { groups.values.reduce(0) { $0 + $1.ids.count } }
     @usableFromInline var structuralProblems: [String] {
-        var problems = groups.values.contains(where: \.isEmpty) ? ["grouped index '\(name)': an empty group was kept"] : []
+        var problems = groups.values.contains(where: \.ids.isEmpty) ? ["grouped index '\(name)': an empty group was kept"] : []
         for (key, group) in groups {
-            problems += group.invariantViolations().map { "grouped index '\(name)', group \(key): \($0)" }
+            problems += group.ids.invariantViolations().map { "grouped index '\(name)', group \(key): \($0)" }
+            if group.count != group.ids.count {
+                problems.append("grouped index '\(name)', group \(key): counts \(group.count) of \(group.ids.count) entries")
+            }
         }
         return problems
     }
 
     @usableFromInline
-    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool { groups[key]?[sequence] == id }
+    func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool { groups[key]?.ids[sequence] == id }
 }

@@ -43,7 +43,7 @@ extension TableStorage {
         let table = name
         return { state in
             guard let box = state.indexBox(named: table, at: position) as? IndexBox<GroupedIndex<E, Key>> else { return nil }
-            return box.index.groups[key] ?? SortedMap()
+            return box.index.groups[key]?.ids ?? SortedMap()
         }
     }
 
