@@ -3,9 +3,10 @@ import HashTreeCollections
 ///
 /// An ID appears in at most one of `inserted`, `updated` and `removed`. Within a commit
 /// the net effect counts: an entity inserted and then removed by the same transaction
-/// does not appear; one removed and inserted again appears as updated; one updated and
-/// set back to its value before the commit does not appear. The same holds for the
-/// merged changes a batch of writes publishes.
+/// does not appear; one removed and inserted again appears as updated, even with the
+/// same value (it took a new insertion position); one updated and set back to its value
+/// before the commit does not appear. The same holds for the merged changes a batch of
+/// writes publishes.
 public struct TableChanges<E: Entity>: Sendable {
     /// IDs of entities that did not exist before the commit, in insertion order.
     public internal(set) var inserted: [E.ID] = []
@@ -14,6 +15,9 @@ public struct TableChanges<E: Entity>: Sendable {
     public internal(set) var updated: [E.ID: E] = [:]
     /// Entities that existed before the commit and no longer do, with their last value.
     public internal(set) var removed: [E.ID: E] = [:]
+    /// Updated entities that were removed and inserted again (a new insertion position),
+    /// so that setting their value back does not make them unchanged.
+    @usableFromInline var reordered: Set<E.ID> = []
 
     /// An empty change list.
     public init() {}
@@ -52,9 +56,12 @@ public struct TableChanges<E: Entity>: Sendable {
             return insertedSet?.contains(id) ?? false
         }
         var droppedInserts = Set<E.ID>()
+        result.reordered.formUnion(next.reordered)
         for id in next.inserted {
             if let old = result.removed.removeValue(forKey: id) {
-                if current(id) != old { result.updated[id] = old }
+                // Inserted again: a new insertion position, whatever its value.
+                result.updated[id] = old
+                result.reordered.insert(id)
             } else {
                 result.inserted.append(id)
             }
@@ -63,12 +70,13 @@ public struct TableChanges<E: Entity>: Sendable {
             if let original = result.updated[id] {
                 // Updated by both: set back to its value before them, it did not change
                 // (as when one transaction writes a value and then the original again).
-                if current(id) == original { result.updated.removeValue(forKey: id) }
+                if current(id) == original, !result.reordered.contains(id) { result.updated.removeValue(forKey: id) }
             } else {
                 result.updated[id] = old
             }
         }
         for (id, old) in next.removed {
+            result.reordered.remove(id)
             if let original = result.updated.removeValue(forKey: id) {
                 result.removed[id] = original
             } else if wasInserted(id) {

@@ -10,7 +10,8 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
     @usableFromInline
     enum Before {
         case absent
-        case existed(E)
+        /// The row's value and insertion position before the transaction.
+        case existed(E, sequence: UInt64)
     }
 
     @usableFromInline
@@ -37,14 +38,14 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
     /// An existing row is about to be replaced.
     @inlinable
     mutating func noteReplace(_ row: Row<E>, revision: UInt64) {
-        if row.version != revision { before[row.value.id] = .existed(row.value) }
+        if row.version != revision { before[row.value.id] = .existed(row.value, sequence: row.sequence) }
     }
 
     /// An existing row is about to be removed.
     @inlinable
     mutating func noteRemove(_ row: Row<E>, revision: UInt64) {
         if row.version != revision {
-            before[row.value.id] = .existed(row.value)
+            before[row.value.id] = .existed(row.value, sequence: row.sequence)
         } else if before[row.value.id] == nil {
             before[row.value.id] = .absent
         }
@@ -63,6 +64,7 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
         var inserted: [E.ID] = []
         var updated: [E.ID: E] = [:]
         var removed: [E.ID: E] = [:]
+        var reordered: Set<E.ID> = []
         if before.isEmpty {
             // Nothing was removed or replaced: every fresh insert is still there.
             inserted = fresh
@@ -74,16 +76,24 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
             switch original {
             case .absent:
                 if now != nil { inserted.append(id) }
-            case .existed(let old):
+            case .existed(let old, let sequence):
                 if let now {
-                    if old != now.value { updated[id] = old }
+                    // Removed and inserted again: a new insertion position, whatever its value.
+                    if now.sequence != sequence {
+                        updated[id] = old
+                        reordered.insert(id)
+                    } else if old != now.value {
+                        updated[id] = old
+                    }
                 } else {
                     removed[id] = old
                 }
             }
         }
         if inserted.isEmpty && updated.isEmpty && removed.isEmpty { return nil }
-        return TableChanges(inserted: inserted, updated: updated, removed: removed)
+        var changes = TableChanges(inserted: inserted, updated: updated, removed: removed)
+        changes.reordered = reordered
+        return changes
     }
 }
 
