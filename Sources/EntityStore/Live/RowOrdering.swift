@@ -59,6 +59,10 @@ extension OrderedIndexKey: FieldPosition {
 }
 
 /// Descending by key, ties in ascending insertion order (as queries sort descending).
+///
+/// The order is total even for floating-point keys that are not equal to themselves (a
+/// NaN): those sort after every other key and among themselves by sequence, as in
+/// ``OrderedIndexKey``, so a window can always find a NaN row's position again.
 @usableFromInline
 struct DescendingPosition<Key: Comparable & Sendable>: FieldPosition {
     @usableFromInline let key: Key
@@ -75,7 +79,20 @@ struct DescendingPosition<Key: Comparable & Sendable>: FieldPosition {
 
     @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
-        lhs.key > rhs.key || (lhs.key == rhs.key && lhs.sequence < rhs.sequence)
+        if lhs.key > rhs.key { return true }
+        if lhs.key == rhs.key { return lhs.sequence < rhs.sequence }
+        guard OrderedIndexKey<Key>.mayBeUnordered else { return false }
+        // Smaller, or unordered: a key not equal to itself sorts last.
+        let lhsOrdered = lhs.key == lhs.key, rhsOrdered = rhs.key == rhs.key
+        if lhsOrdered && rhsOrdered { return false }
+        if lhsOrdered != rhsOrdered { return lhsOrdered }
+        return lhs.sequence < rhs.sequence
+    }
+
+    @inlinable
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.sequence == rhs.sequence else { return false }
+        return lhs.key == rhs.key || (OrderedIndexKey<Key>.mayBeUnordered && lhs.key != lhs.key && rhs.key != rhs.key)
     }
 }
 
