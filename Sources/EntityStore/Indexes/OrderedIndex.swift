@@ -26,21 +26,37 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
 
     @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
-        if lhs.key < rhs.key { return true }
-        if lhs.key == rhs.key { return lhs.sequence < rhs.sequence }
-        guard mayBeUnordered else { return false }
-        // Greater, or unordered: a value not equal to itself sorts last.
-        let lhsOrdered = lhs.key == lhs.key, rhsOrdered = rhs.key == rhs.key
-        if lhsOrdered && rhsOrdered { return false }
-        if lhsOrdered != rhsOrdered { return lhsOrdered }
-        return lhs.sequence < rhs.sequence
+        positionPrecedes(lhs.key, lhs.sequence, rhs.key, rhs.sequence, descending: false)
     }
 
     @inlinable
     static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.sequence == rhs.sequence else { return false }
-        return lhs.key == rhs.key || (mayBeUnordered && lhs.key != lhs.key && rhs.key != rhs.key)
+        positionsEqual(lhs.key, lhs.sequence, rhs.key, rhs.sequence)
     }
+}
+
+/// Whether the position (`lhsKey`, `lhsSequence`) sorts before (`rhsKey`, `rhsSequence`):
+/// by key (descending when asked), equal keys by ascending sequence, and keys not equal
+/// to themselves (NaN) after every other key, among themselves by sequence. A total
+/// order, so a B-tree of positions stays well formed whatever it holds. O(1).
+@inlinable
+func positionPrecedes<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: UInt64, _ rhsKey: Key, _ rhsSequence: UInt64, descending: Bool) -> Bool {
+    if descending ? lhsKey > rhsKey : lhsKey < rhsKey { return true }
+    if lhsKey == rhsKey { return lhsSequence < rhsSequence }
+    guard OrderedIndexKey<Key>.mayBeUnordered else { return false }
+    // After, or unordered: a key not equal to itself sorts last.
+    let lhsOrdered = lhsKey == lhsKey, rhsOrdered = rhsKey == rhsKey
+    if lhsOrdered && rhsOrdered { return false }
+    if lhsOrdered != rhsOrdered { return lhsOrdered }
+    return lhsSequence < rhsSequence
+}
+
+/// Whether two positions are the same: one sequence, and equal keys or two keys not
+/// equal to themselves. O(1).
+@inlinable
+func positionsEqual<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: UInt64, _ rhsKey: Key, _ rhsSequence: UInt64) -> Bool {
+    guard lhsSequence == rhsSequence else { return false }
+    return lhsKey == rhsKey || (OrderedIndexKey<Key>.mayBeUnordered && lhsKey != lhsKey && rhsKey != rhsKey)
 }
 
 /// An ordered index: entities sorted by a comparable key, for range queries, top-k and

@@ -79,20 +79,12 @@ struct DescendingPosition<Key: Comparable & Sendable>: FieldPosition {
 
     @inlinable
     static func < (lhs: Self, rhs: Self) -> Bool {
-        if lhs.key > rhs.key { return true }
-        if lhs.key == rhs.key { return lhs.sequence < rhs.sequence }
-        guard OrderedIndexKey<Key>.mayBeUnordered else { return false }
-        // Smaller, or unordered: a key not equal to itself sorts last.
-        let lhsOrdered = lhs.key == lhs.key, rhsOrdered = rhs.key == rhs.key
-        if lhsOrdered && rhsOrdered { return false }
-        if lhsOrdered != rhsOrdered { return lhsOrdered }
-        return lhs.sequence < rhs.sequence
+        positionPrecedes(lhs.key, lhs.sequence, rhs.key, rhs.sequence, descending: true)
     }
 
     @inlinable
     static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.sequence == rhs.sequence else { return false }
-        return lhs.key == rhs.key || (OrderedIndexKey<Key>.mayBeUnordered && lhs.key != lhs.key && rhs.key != rhs.key)
+        positionsEqual(lhs.key, lhs.sequence, rhs.key, rhs.sequence)
     }
 }
 
