@@ -19,6 +19,17 @@ public protocol LiveAggregatable: Comparable, Sendable {
     static func liveAccumulate(_ value: Self, removing: Bool, into sum: inout LiveSum<Self>)
     /// The value of the running sum `sum`. The default adds its compensation.
     static func liveTotal(_ sum: LiveSum<Self>) -> Self
+    /// Whether `lhs` orders before `rhs` for a group's minimum and maximum: `<`, except
+    /// that a floating-point -0.0 orders before +0.0 (as IEEE 754's `minimum` and
+    /// `maximum` order them), so the extremes of a group do not depend on which zero
+    /// entered first. The default is `<`.
+    static func liveOrders(_ lhs: Self, before rhs: Self) -> Bool
+}
+
+extension LiveAggregatable {
+    /// `lhs < rhs`.
+    @inlinable
+    public static func liveOrders(_ lhs: Self, before rhs: Self) -> Bool { lhs < rhs }
 }
 
 /// A running sum of a live group-by: the sum itself, a compensation term that holds the
@@ -100,6 +111,12 @@ extension LiveAggregatable where Self: BinaryFloatingPoint {
         sum.partial = total
     }
 
+    /// `lhs < rhs`, with -0.0 before +0.0.
+    @inlinable
+    public static func liveOrders(_ lhs: Self, before rhs: Self) -> Bool {
+        lhs < rhs || (lhs == rhs && lhs.sign == .minus && rhs.sign == .plus)
+    }
+
     /// NaN if a NaN or both infinities are among the values, an infinity if one is, else
     /// the partial sum plus its compensation.
     @inlinable
@@ -122,8 +139,9 @@ extension Float: LiveAggregatable {}
 
 /// The aggregates of one group of a live group-by: never empty (a group whose last row
 /// leaves disappears). A NaN value counts and makes the sum NaN; the minimum and maximum
-/// are those of the other values (NaN when every value is). Two aggregates are equal when
-/// their parts are, a NaN equalling a NaN.
+/// are those of the other values (NaN when every value is). Between equal zeros, the
+/// minimum is -0.0 and the maximum +0.0 whenever a row holds one. Two aggregates are
+/// equal when their parts are, a NaN equalling a NaN and -0.0 unequal to +0.0.
 public struct GroupAggregate<Value: LiveAggregatable>: Sendable, Equatable {
     /// The number of rows.
     public let count: Int
@@ -137,10 +155,13 @@ public struct GroupAggregate<Value: LiveAggregatable>: Sendable, Equatable {
     /// The mean of the values.
     public var average: Double { sum.liveDouble / Double(count) }
 
-    /// Equal parts, a NaN equalling a NaN (so an unchanged group compares equal).
+    /// Equal parts, a NaN equalling a NaN (so an unchanged group compares equal) and -0.0
+    /// unequal to +0.0 (so a zero extreme changing sign is a change).
     @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        func same(_ a: Value, _ b: Value) -> Bool { a == b || (a != a && b != b) }
+        func same(_ a: Value, _ b: Value) -> Bool {
+            (a == b && !Value.liveOrders(a, before: b) && !Value.liveOrders(b, before: a)) || (a != a && b != b)
+        }
         return lhs.count == rhs.count && same(lhs.sum, rhs.sum) && same(lhs.min, rhs.min) && same(lhs.max, rhs.max)
     }
 

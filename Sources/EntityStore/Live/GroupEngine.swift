@@ -13,12 +13,14 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
     /// distinct values rather than one entry per row (small and cache-resident for the
     /// quantities, prices and scores groups usually sum). A NaN (a value unequal to
     /// itself) has no place in that order: it is counted, and makes the sum NaN, but the
-    /// minimum and maximum are those of the other values (NaN when there are none).
+    /// minimum and maximum are those of the other values (NaN when there are none). Values
+    /// are ordered by ``LiveAggregatable/liveOrders(_:before:)``, which tells -0.0 from
+    /// +0.0, so each zero keeps its own count and the extremes do not depend on history.
     @usableFromInline
     struct Group: Sendable {
         @usableFromInline var count = 0
         @usableFromInline var sum = LiveSum<Value>()
-        @usableFromInline var values = SortedMap<Value, Int>()
+        @usableFromInline var values = SortedMap<LiveOrdered<Value>, Int>()
         /// The smallest and largest ordered values (nil when there are none), kept so that
         /// an aggregate costs O(1).
         @usableFromInline var minimum: Value?
@@ -50,9 +52,9 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 unordered += 1
                 unorderedSample = value
             } else {
-                values.updateValue(forKey: value) { ($0 ?? 0) &+ 1 }
-                if minimum.map({ value < $0 }) ?? true { minimum = value }
-                if maximum.map({ $0 < value }) ?? true { maximum = value }
+                values.updateValue(forKey: LiveOrdered(value)) { ($0 ?? 0) &+ 1 }
+                if minimum.map({ Value.liveOrders(value, before: $0) }) ?? true { minimum = value }
+                if maximum.map({ Value.liveOrders($0, before: value) }) ?? true { maximum = value }
             }
         }
 
@@ -65,16 +67,17 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
                 if unordered == 0 { unorderedSample = nil }
             } else {
                 // One walk for the usual case, a value other rows still hold.
-                guard let rows = values.updateValue(forKey: value, { ($0 ?? 0) &- 1 }) else {
+                let key = LiveOrdered(value)
+                guard let rows = values.updateValue(forKey: key, { ($0 ?? 0) &- 1 }) else {
                     // Not held (no row added it): undo the insertion, change nothing.
-                    values.removeValue(forKey: value)
+                    values.removeValue(forKey: key)
                     return
                 }
                 if rows == 1 {
-                    values.removeValue(forKey: value)
+                    values.removeValue(forKey: key)
                     // The last row holding an extreme left: the next distinct value takes over.
-                    if value == minimum { minimum = values.first?.key }
-                    if value == maximum { maximum = values.last?.key }
+                    if minimum.map({ LiveOrdered($0) == key }) ?? false { minimum = values.first?.key.value }
+                    if maximum.map({ LiveOrdered($0) == key }) ?? false { maximum = values.last?.key.value }
                 }
             }
             count -= 1
@@ -210,5 +213,23 @@ extension EntityStore {
                     }
                 })
         }
+    }
+}
+
+/// A value in the order of ``LiveAggregatable/liveOrders(_:before:)`` (-0.0 before +0.0),
+/// the key of a group's multiset of values. NaN never becomes one.
+@usableFromInline
+struct LiveOrdered<Value: LiveAggregatable>: Comparable, Sendable {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(_ value: Value) { self.value = value }
+
+    @inlinable
+    static func < (lhs: Self, rhs: Self) -> Bool { Value.liveOrders(lhs.value, before: rhs.value) }
+
+    @inlinable
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        !Value.liveOrders(lhs.value, before: rhs.value) && !Value.liveOrders(rhs.value, before: lhs.value)
     }
 }

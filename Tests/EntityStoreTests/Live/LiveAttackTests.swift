@@ -150,28 +150,34 @@ struct AttackRow: Entity {
 
     // MARK: 3. Group-by extremes over -0.0 / 0.0
 
-    /// The multiset merges -0.0 and 0.0 into one entry keyed by whichever came first; when
-    /// the -0.0 row leaves, the group still reports min = max = -0.0 although only a +0.0
-    /// row holds a value. A re-run (Query.aggregates) says +0.0. Known and open: the two
-    /// compare equal, as `GroupAggregate`'s `==` says.
-    @Test func negativeZeroExtremeStaysAfterItsRowLeaves() throws {
-        withKnownIssue("the sign of a zero extreme follows the first zero that entered") { try negativeZeroExtreme() }
-    }
-
-    func negativeZeroExtreme() throws {
+    /// -0.0 and +0.0 compare equal, but a group keeps a count for each: when the -0.0
+    /// row leaves, the extremes are +0.0, as a re-run says; while both are held, the
+    /// minimum is -0.0 and the maximum +0.0, whichever entered first.
+    @Test(arguments: [true, false])
+    func zeroExtremesFollowTheZerosHeld(negativeFirst: Bool) throws {
         let readings = Table<Reading>("readings")
         let store = try EntityStore { readings }
         let groups = store.live(LiveQuery(readings), groupedBy: \.sensor, aggregating: \.value)
         try store.write { tx in
-            try tx[readings].insert(Reading(id: 1, sensor: 0, value: -0.0))
-            try tx[readings].insert(Reading(id: 2, sensor: 0, value: 0.0))
+            let zeros: [Double] = negativeFirst ? [-0.0, 0.0] : [0.0, -0.0]
+            for (offset, zero) in zeros.enumerated() { try tx[readings].insert(Reading(id: offset + 1, sensor: 0, value: zero)) }
         }
-        try store.write { tx in _ = try tx[readings].remove(1) }
-        let rerun = store.state[readings].query().aggregates(groupedBy: \.sensor, of: \.value)
+        let both = try #require(groups.value[0])
+        let bothRerun = try #require(store.state[readings].query().aggregates(groupedBy: \.sensor, of: \.value)[0])
+        for aggregate in [both, bothRerun] {
+            #expect(aggregate.min.sign == .minus && aggregate.max.sign == .plus, "min \(aggregate.min), max \(aggregate.max)")
+        }
+        let negativeID = negativeFirst ? 1 : 2
+        try store.write { tx in _ = try tx[readings].remove(negativeID) }
+        let rerun = try #require(store.state[readings].query().aggregates(groupedBy: \.sensor, of: \.value)[0])
         let live = try #require(groups.value[0])
-        #expect(rerun[0]?.min.sign == .plus)
+        #expect(rerun.min.sign == .plus && rerun.max.sign == .plus)
         #expect(live.min.sign == .plus, "live min is \(live.min) with only a +0.0 row left")
         #expect(live.max.sign == .plus, "live max is \(live.max) with only a +0.0 row left")
+        try store.write { tx in try tx[readings].upsert(Reading(id: negativeID, sensor: 0, value: -0.0)) }
+        try store.write { tx in _ = try tx[readings].remove(3 - negativeID) }
+        let negativeOnly = try #require(groups.value[0])
+        #expect(negativeOnly.min.sign == .minus && negativeOnly.max.sign == .minus, "min \(negativeOnly.min), max \(negativeOnly.max)")
     }
 
     // MARK: 5. Top-k windows under large batches (model test)
@@ -433,7 +439,9 @@ struct AttackRow: Entity {
         func same(_ a: Double, _ b: Double) -> Bool { a == b || (a.isNaN && b.isNaN) }
         func same(_ a: GroupAggregate<Double>?, _ b: GroupAggregate<Double>?) -> Bool {
             guard let a, let b else { return a == nil && b == nil }
-            return a.count == b.count && same(a.sum, b.sum) && same(a.min, b.min) && same(a.max, b.max)
+            // Extremes agree on the sign of a zero too (-0.0 is the smaller).
+            func sameExtreme(_ a: Double, _ b: Double) -> Bool { same(a, b) && (a != 0 || a.sign == b.sign) }
+            return a.count == b.count && same(a.sum, b.sum) && sameExtreme(a.min, b.min) && sameExtreme(a.max, b.max)
         }
         for step in 0..<250 {
             try store.write { tx in
