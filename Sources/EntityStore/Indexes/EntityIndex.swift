@@ -52,6 +52,9 @@ protocol KeyedEntityIndex: EntityIndex {
     var entryCount: Int { get }
     /// Problems of the index's own structure, beyond agreement with the rows.
     var structuralProblems: [String] { get }
+    /// Whether the index holds keys not equal to themselves (NaN) too; the hashed indexes
+    /// leave them out (see ``indexableKey(_:)``).
+    var holdsUnorderedKeys: Bool { get }
 }
 
 extension EntityIndex {
@@ -82,9 +85,19 @@ extension KeyedEntityIndex {
     @inlinable
     func validateUpdate(from old: Element, to new: Element, table: String) throws(EntityStoreError) {}
 
+    /// None by default.
+    @usableFromInline
+    var holdsUnorderedKeys: Bool { false }
+
+    /// The key the index holds an entity's entry under, nil when it holds none.
+    @inlinable
+    func heldKey(_ key: Key?) -> Key? { holdsUnorderedKeys ? key : indexableKey(key) }
+
     @inlinable
     mutating func update(from old: Element, to new: Element, sequence: UInt64) {
-        if indexableKey(key(old)) == indexableKey(key(new)) { return }
+        // Two NaN keys compare unequal, so such a row is removed and inserted again under
+        // the same position: the same entry.
+        if heldKey(key(old)) == heldKey(key(new)) { return }
         remove(old, sequence: sequence)
         insert(new, sequence: sequence)
     }
@@ -97,7 +110,7 @@ extension KeyedEntityIndex {
         var problems: [String] = []
         var expected = 0
         for (id, row) in rows {
-            guard let key = indexableKey(key(row.value)) else { continue }
+            guard let key = heldKey(key(row.value)) else { continue }
             expected += 1
             if !holds(id, under: key, sequence: row.sequence) {
                 problems.append("\(kindName) index '\(name)': no entry for \(id) under key \(key)")

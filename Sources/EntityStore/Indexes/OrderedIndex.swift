@@ -62,6 +62,12 @@ func positionsEqual<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: UI
 /// An ordered index: entities sorted by a comparable key, for range queries, top-k and
 /// sorted iteration. Inserts and removes are O(log n) in a persistent B-tree; nothing is
 /// ever re-sorted. Entities whose key is `nil` are not indexed.
+///
+/// A key not equal to itself (a floating-point NaN) lies in no range and equals no key,
+/// but a sort by the field still places its row: after every other key, in either
+/// direction, among themselves in insertion order. Such rows are kept apart, by
+/// insertion position, so that ranges and lookups never meet them and sorted walks read
+/// them after the ordered entries.
 @usableFromInline
 struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityIndex {
     @usableFromInline
@@ -73,6 +79,10 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     let keyInPlace: @Sendable (UnsafePointer<Element>) -> Key?
     @usableFromInline
     var entries = SortedMap<OrderedIndexKey<Key>, Element.ID>()
+    /// The rows whose key is not equal to itself (NaN), by insertion position. Always
+    /// empty for keys that cannot be unordered.
+    @usableFromInline
+    var unordered = SortedMap<UInt64, Element.ID>()
     /// The entries being staged by a bulk load; nil otherwise.
     @usableFromInline
     var staged: [(key: OrderedIndexKey<Key>, id: Element.ID)]?
@@ -91,8 +101,12 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
 
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
-        guard let key = indexableKey(key(entity)) else { return }
-        entries.updateValue(entity.id, forKey: OrderedIndexKey(key: key, sequence: sequence))
+        guard let value = key(entity) else { return }
+        if OrderedIndexKey<Key>.mayBeUnordered, value != value {
+            unordered.updateValue(entity.id, forKey: sequence)
+            return
+        }
+        entries.updateValue(entity.id, forKey: OrderedIndexKey(key: value, sequence: sequence))
     }
 
     /// Starts staging: while loading into an empty index, entries are collected, sorted
@@ -112,7 +126,18 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
         // Passed from a local: called through the stored property, the closure's context
         // would be retained and released for every entity.
         let keyInPlace = self.keyInPlace
-        batch.forEachKey(keyInPlace) { key, id, sequence in keyed.append((OrderedIndexKey(key: key, sequence: sequence), id)) }
+        if OrderedIndexKey<Key>.mayBeUnordered {
+            batch.forEach { entity, sequence in
+                guard let key = keyInPlace(entity) else { return }
+                if key != key {
+                    unordered.updateValue(entity.pointee.id, forKey: sequence)
+                } else {
+                    keyed.append((OrderedIndexKey(key: key, sequence: sequence), entity.pointee.id))
+                }
+            }
+        } else {
+            batch.forEachKey(keyInPlace) { key, id, sequence in keyed.append((OrderedIndexKey(key: key, sequence: sequence), id)) }
+        }
         staged = keyed
     }
 
@@ -125,10 +150,13 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
 
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
-        guard let key = indexableKey(key(entity)) else { return }
-        entries.removeValue(forKey: OrderedIndexKey(key: key, sequence: sequence))
+        guard let value = key(entity) else { return }
+        if OrderedIndexKey<Key>.mayBeUnordered, value != value {
+            unordered.removeValue(forKey: sequence)
+            return
+        }
+        entries.removeValue(forKey: OrderedIndexKey(key: value, sequence: sequence))
     }
-
 
 }
 
@@ -155,11 +183,16 @@ extension OrderedIndex {
 
     /// Every indexed ID in key order, lazily: O(log n) to start, O(1) per element (plus
     /// the size of each run of equal keys when descending). Equal keys keep insertion
-    /// order in both directions.
+    /// order in both directions; unordered keys (NaN) come last, in insertion order.
     func allIDs(descending: Bool) -> AnySequenceOfIDs<Element> {
-        descending
-            ? AnySequenceOfIDs(DescendingIDs(base: entries.reversedElements().makeIterator()))
-            : AnySequenceOfIDs(entries.elements(in: .all).lazy.map { $0.value })
+        let unorderedIDs = unordered.lazy.map { $0.value }
+        return descending
+            ? AnySequenceOfIDs(Swift.sequence(state: (DescendingIDs(base: entries.reversedElements().makeIterator()), unorderedIDs.makeIterator())) { state in
+                state.0.next() ?? state.1.next()
+            })
+            : AnySequenceOfIDs(Swift.sequence(state: (entries.elements(in: .all).lazy.map { $0.value }.makeIterator(), unorderedIDs.makeIterator())) { state in
+                state.0.next() ?? state.1.next()
+            })
     }
 }
 
@@ -200,13 +233,21 @@ struct DescendingIDs<Key: Comparable & Sendable, ID>: Sequence, IteratorProtocol
 
 extension OrderedIndex {
     @usableFromInline var kindName: String { "ordered" }
-    @usableFromInline var entryCount: Int { entries.count }
+    @usableFromInline var entryCount: Int { entries.count + unordered.count }
+    @usableFromInline var holdsUnorderedKeys: Bool { true }
     @usableFromInline var structuralProblems: [String] {
-        entries.invariantViolations().map { "ordered index '\(name)': \($0)" }
+        var problems = entries.invariantViolations().map { "ordered index '\(name)': \($0)" }
+        problems += unordered.invariantViolations().map { "ordered index '\(name)' (unordered keys): \($0)" }
+        // Unordered keys sort last: the last entry is one if any is.
+        if let last = entries.last?.key, last.key != last.key {
+            problems.append("ordered index '\(name)': an unordered key among the ordered entries")
+        }
+        return problems
     }
 
     @usableFromInline
     func holds(_ id: Element.ID, under key: Key, sequence: UInt64) -> Bool {
-        entries[OrderedIndexKey(key: key, sequence: sequence)] == id
+        if key != key { return unordered[sequence] == id }
+        return entries[OrderedIndexKey(key: key, sequence: sequence)] == id
     }
 }

@@ -98,6 +98,9 @@ struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosit
     /// it is one.
     @usableFromInline let walksSource: Bool
     @usableFromInline let bounds: SortedMapRange<OrderedIndexKey<Key>>
+    /// Whether the source holds the rows whose key is unordered (NaN): the whole table
+    /// does, a range never does.
+    @usableFromInline let sourceHoldsUnordered: Bool
     /// The position of the ordered index on the field among the table's indexes, found
     /// once (a restore keeps the schema, so it stays valid); nil without one.
     @usableFromInline let indexPosition: Int?
@@ -112,27 +115,48 @@ struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosit
         case .all:
             walksSource = true
             bounds = .all
+            sourceHoldsUnordered = OrderedIndexKey<Key>.mayBeUnordered
         case .range:
             let sameField = query.source.field.map { $0 == keyPath as AnyKeyPath } ?? false
             let range = query.source.indexBounds as? SortedMapRange<OrderedIndexKey<Key>>
             walksSource = sameField && range != nil
             bounds = range ?? .all
+            sourceHoldsUnordered = false
         case .equals:
             walksSource = false
             bounds = .all
+            sourceHoldsUnordered = false
         }
     }
 
     @inlinable
     func position(of row: Row<E>) -> Position { Position(key: read(row.value), sequence: row.sequence) }
 
+    /// Walks the index in the window's order after `boundary`: the ordered entries, then,
+    /// when the source holds them, the rows whose key is unordered (NaN), which sort last
+    /// in either direction, in insertion order.
     @inlinable
     func walk(_ storage: TableStorage<E>, after boundary: Position?, _ body: (E.ID) -> Bool) -> Bool {
-        guard walksSource, let indexPosition, let entries = storage.orderedEntries(Key.self, atPosition: indexPosition) else { return false }
+        guard walksSource, let indexPosition, let index = storage.orderedEntries(Key.self, atPosition: indexPosition) else { return false }
+        if let boundary, boundary.key != boundary.key {
+            // Past every ordered key: only unordered rows after the boundary's are left.
+            guard sourceHoldsUnordered else { return true }
+            let after = SortedMapRange<UInt64>(lowerBound: .excluded(boundary.sequence))
+            for (_, id) in index.unordered.elements(in: after) where !body(id) { return true }
+            return true
+        }
+        guard walkOrdered(index.entries, after: boundary, body) else { return true }
+        if sourceHoldsUnordered { for (_, id) in index.unordered where !body(id) { return true } }
+        return true
+    }
+
+    /// Walks the ordered entries after `boundary` (an ordered key); false if `body` stopped it.
+    @inlinable
+    func walkOrdered(_ entries: SortedMap<OrderedIndexKey<Key>, E.ID>, after boundary: Position?, _ body: (E.ID) -> Bool) -> Bool {
         guard Position.isDescending else {
             var range = bounds
             if let boundary { range.lowerBound = .excluded(OrderedIndexKey(key: boundary.key, sequence: boundary.sequence)) }
-            for (_, id) in entries.elements(in: range) where !body(id) { break }
+            for (_, id) in entries.elements(in: range) where !body(id) { return false }
             return true
         }
         // Descending with ties ascending: first the rest of the boundary's run of equal
@@ -142,7 +166,7 @@ struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosit
             let tail = SortedMapRange(
                 lowerBound: .excluded(OrderedIndexKey(key: boundary.key, sequence: boundary.sequence)),
                 upperBound: .included(OrderedIndexKey(key: boundary.key, sequence: .max)))
-            for (_, id) in entries.elements(in: tail) where !body(id) { return true }
+            for (_, id) in entries.elements(in: tail) where !body(id) { return false }
             below.upperBound = .excluded(OrderedIndexKey(key: boundary.key, sequence: 0))
         }
         var iterator = entries.reversedElements(in: below).makeIterator()
@@ -160,7 +184,7 @@ struct FieldOrdering<E: Entity, Key: Comparable & Sendable, Position: FieldPosit
                 run.append(element.value)
             }
             // The reverse walk met the run in descending insertion order.
-            for id in run.reversed() where !body(id) { return true }
+            for id in run.reversed() where !body(id) { return false }
         }
         return true
     }

@@ -21,13 +21,15 @@ extension Query {
         return count == 0 ? nil : total / Value(count)
     }
 
-    /// The least value of `keyPath` among the matches, or nil when none match.
+    /// The least value of `keyPath` among the matches, or nil when none match. A NaN
+    /// counts only when every value is one (as in a group-by's aggregates).
     /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
     public func min<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
         extreme(keyPath, descending: false)
     }
 
-    /// The greatest value of `keyPath` among the matches, or nil when none match.
+    /// The greatest value of `keyPath` among the matches, or nil when none match. A NaN
+    /// counts only when every value is one.
     /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
     public func max<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
         extreme(keyPath, descending: true)
@@ -37,13 +39,19 @@ extension Query {
         if conditions.isEmpty, storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) != nil {
             return unpaged.sorted(by: keyPath, descending: descending).first?[keyPath: keyPath]
         }
-        var best: Value?
+        // A value not equal to itself (NaN) is the answer only when every value is one,
+        // as with an ordered index, which walks those last in either direction.
+        var best: Value?, unordered: Value?
         unpaged.forEachUnorderedMatch { entity in
             let value = entity[keyPath: keyPath]
+            if value != value {
+                if unordered == nil { unordered = value }
+                return
+            }
             if let current = best, descending ? !(current < value) : !(value < current) { return }
             best = value
         }
-        return best
+        return best ?? unordered
     }
 
     /// The number of matches per value of `keyPath` (books per author).

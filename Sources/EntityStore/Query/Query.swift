@@ -253,7 +253,9 @@ public struct Query<E: Entity>: Sendable {
         adding(Condition(describe: { description }, matches: predicate, candidates: { _ in nil }))
     }
 
-    /// Orders the results by `keyPath`; ties keep insertion order.
+    /// Orders the results by `keyPath`; ties keep insertion order. Rows whose key is not
+    /// equal to itself (a floating-point NaN) come last, in insertion order, ascending or
+    /// descending.
     /// - Complexity: O(1) to add. Run: streamed in order from an ordered index on the
     ///   field when the query's source is that index (O(log n + k) for a top-k); otherwise
     ///   O(m log m) over the m matches.
@@ -262,6 +264,9 @@ public struct Query<E: Entity>: Sendable {
         let term = Captured((keyPath: keyPath, descending: descending))
         let increasing: @Sendable (E, E) -> Bool = { lhs, rhs in
             let left = lhs[keyPath: term.value.keyPath], right = rhs[keyPath: term.value.keyPath]
+            // A key not equal to itself (NaN) sorts after every other in either direction,
+            // as an ordered index walks it.
+            if OrderedIndexKey<Value>.mayBeUnordered, left != left || right != right { return left == left }
             return term.value.descending ? right < left : left < right
         }
         self.ordering = Ordering(

@@ -90,7 +90,7 @@ extension TableStorage {
     func comparableCandidatesEqual<Key: Hashable & Comparable & Sendable>(_ key: Key, for keyPath: AnyKeyPath) -> QueryCandidates<E>? {
         if let hashed = candidatesEqual(key, for: keyPath) { return hashed }
         guard let ordered = orderedEntries(Key.self, for: keyPath) else { return nil }
-        return QueryCandidates(count: nil, ids: ordered.walk(in: SortedMapRange(key...key), descending: false))
+        return QueryCandidates(count: nil, ids: ordered.walk(in: SortedMapRange.only(key), descending: false))
     }
 
     /// The number of entities whose key equals `key` in a unique or grouped index on
@@ -109,7 +109,7 @@ extension TableStorage {
     @inlinable
     func comparableCount<Key: Hashable & Comparable & Sendable>(of key: Key, for keyPath: AnyKeyPath) -> Int? {
         if let counted = hashedCount(of: key, for: keyPath) { return counted }
-        return orderedEntries(Key.self, for: keyPath)?.count(in: SortedMapRange(key...key))
+        return orderedEntries(Key.self, for: keyPath)?.count(in: SortedMapRange.only(key))
     }
 
     /// The entries of the ordered index of key type `Key` on `keyPath`, if any: all a
@@ -119,26 +119,30 @@ extension TableStorage {
     func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> OrderedEntries<E, Key>? {
         for position in indexes.indices where isIndex(position, on: keyPath) {
             // A class cast of the box: no copy of the index into an existential first.
-            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return OrderedEntries(box.index.entries) }
+            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return OrderedEntries(box.index) }
         }
         return nil
     }
 }
 
-/// The entries of an ordered index, (key, insertion position) -> ID, as queries read them.
+/// The entries of an ordered index, (key, insertion position) -> ID, and its rows whose
+/// key is unordered (NaN), insertion position -> ID, as queries read them.
 @usableFromInline
 struct OrderedEntries<Element: Entity, Key: Comparable & Sendable> {
     @usableFromInline
     let entries: SortedMap<OrderedIndexKey<Key>, Element.ID>
+    @usableFromInline
+    let unordered: SortedMap<UInt64, Element.ID>
 
     @inlinable
-    init(_ entries: SortedMap<OrderedIndexKey<Key>, Element.ID>) {
-        self.entries = entries
+    init(_ index: OrderedIndex<Element, Key>) {
+        self.entries = index.entries
+        self.unordered = index.unordered
     }
 
-    /// The number of entries (the rows whose key is not nil). O(1).
+    /// The number of rows the index holds (those whose key is not nil). O(1).
     @inlinable
-    var entryCount: Int { entries.count }
+    var entryCount: Int { entries.count + unordered.count }
 }
 
 extension OrderedEntries {
@@ -158,11 +162,23 @@ extension OrderedEntries {
         return IDWalk { body in entries.forEachValue(at: entries.offsets(in: mapped), body) }
     }
 
-    /// Every indexed ID in key order (ties in insertion order). O(log n) to start, O(1)
+    /// Every indexed ID in key order (ties in insertion order), then those whose key is
+    /// unordered (NaN) in insertion order, in either direction. O(log n) to start, O(1)
     /// per ID.
     @inlinable
     func walkAll(descending: Bool) -> IDWalk<Element> {
-        walk(in: .all, descending: descending)
+        let ordered = walk(in: .all, descending: descending)
+        let unordered = self.unordered
+        if unordered.isEmpty { return ordered }
+        return IDWalk { body in
+            var stopped = false
+            ordered.walk { id in
+                stopped = !body(id)
+                return !stopped
+            }
+            if stopped { return }
+            for (_, id) in unordered where !body(id) { return }
+        }
     }
 
     /// The number of IDs whose key lies in `range`. O(log n).

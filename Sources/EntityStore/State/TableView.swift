@@ -107,7 +107,7 @@ public struct TableView<E: Entity>: Sendable, Sequence {
         if let group = storage.groupedIDs(key, for: keyPath) { return group.first.flatMap { storage.rows[$0.value].map { $0.value } } }
         if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
             var found: E?
-            ordered.walk(in: SortedMapRange(key...key), descending: false).walk { id in
+            ordered.walk(in: SortedMapRange.only(key), descending: false).walk { id in
                 found = storage.rows[id].map { $0.value }
                 return found == nil
             }
@@ -136,9 +136,9 @@ public struct TableView<E: Entity>: Sendable, Sequence {
         if let ordered = storage.orderedEntries(Key.self, for: keyPath) {
             // Equal keys are ordered by insertion position: the run is in insertion order.
             var entities: [E] = []
-            entities.reserveCapacity(ordered.count(in: SortedMapRange(key...key)))
+            entities.reserveCapacity(ordered.count(in: SortedMapRange.only(key)))
             let rows = storage.rows
-            ordered.walk(in: SortedMapRange(key...key), descending: false).walk { id in
+            ordered.walk(in: SortedMapRange.only(key), descending: false).walk { id in
                 if let entity = rows[id].map({ $0.value }) { entities.append(entity) }
                 return true
             }

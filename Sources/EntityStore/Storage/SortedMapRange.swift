@@ -39,6 +39,11 @@ struct SortedMapRange<Key: Comparable>: Equatable {
     @usableFromInline
     static var all: SortedMapRange { SortedMapRange() }
 
+    /// The interval of the keys equal to `key`. Unlike `key...key`, it does not trap on a
+    /// key not equal to itself (a NaN): that interval admits no key.
+    @inlinable
+    static func only(_ key: Key) -> SortedMapRange { SortedMapRange(lowerBound: .included(key), upperBound: .included(key)) }
+
     /// Whether `key` lies within the interval.
     ///
     /// - Complexity: O(1)

@@ -80,9 +80,9 @@ extension TableStorage {
     /// The entries of the ordered index of key type `Key` at `position`, or nil when the
     /// index there is another one. O(1): a class cast, no copy of the index.
     @inlinable
-    func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, atPosition position: Int) -> SortedMap<OrderedIndexKey<Key>, E.ID>? {
+    func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, atPosition position: Int) -> OrderedEntries<E, Key>? {
         guard position < indexes.count, let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> else { return nil }
-        return box.index.entries
+        return OrderedEntries(box.index)
     }
 
     /// The entities for `ids`, skipping any that are absent. O(k).
