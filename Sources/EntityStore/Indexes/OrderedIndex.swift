@@ -20,7 +20,8 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
         self.sequence = sequence
     }
 
-    /// Whether keys may be unordered (NaN): only floating-point keys pay for the check.
+    /// Whether keys may be unordered (NaN). A run-time conformance lookup: for choices
+    /// made once (a bulk load, a window's set-up), never per comparison.
     @inlinable
     static var mayBeUnordered: Bool { Key.self is any FloatingPoint.Type }
 
@@ -41,10 +42,14 @@ struct OrderedIndexKey<Key: Comparable & Sendable>: Comparable, Sendable {
 /// order, so a B-tree of positions stays well formed whatever it holds. O(1).
 @inlinable
 func positionPrecedes<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: UInt64, _ rhsKey: Key, _ rhsSequence: UInt64, descending: Bool) -> Bool {
+    // Comparisons only, no test of the key's type: `Key.self is any FloatingPoint.Type`
+    // is a run-time conformance lookup the optimizer does not fold, and this runs at
+    // every step of every B-tree search. Before and after first: most steps meet
+    // unequal keys.
     if descending ? lhsKey > rhsKey : lhsKey < rhsKey { return true }
+    if descending ? lhsKey < rhsKey : lhsKey > rhsKey { return false }
     if lhsKey == rhsKey { return lhsSequence < rhsSequence }
-    guard OrderedIndexKey<Key>.mayBeUnordered else { return false }
-    // After, or unordered: a key not equal to itself sorts last.
+    // Neither before, after nor equal: unordered. A key not equal to itself sorts last.
     let lhsOrdered = lhsKey == lhsKey, rhsOrdered = rhsKey == rhsKey
     if lhsOrdered && rhsOrdered { return false }
     if lhsOrdered != rhsOrdered { return lhsOrdered }
@@ -56,7 +61,7 @@ func positionPrecedes<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: 
 @inlinable
 func positionsEqual<Key: Comparable & Sendable>(_ lhsKey: Key, _ lhsSequence: UInt64, _ rhsKey: Key, _ rhsSequence: UInt64) -> Bool {
     guard lhsSequence == rhsSequence else { return false }
-    return lhsKey == rhsKey || (OrderedIndexKey<Key>.mayBeUnordered && lhsKey != lhsKey && rhsKey != rhsKey)
+    return lhsKey == rhsKey || (lhsKey != lhsKey && rhsKey != rhsKey)
 }
 
 /// An ordered index: entities sorted by a comparable key, for range queries, top-k and
@@ -102,7 +107,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     @inlinable
     mutating func insert(_ entity: Element, sequence: UInt64) {
         guard let value = key(entity) else { return }
-        if OrderedIndexKey<Key>.mayBeUnordered, value != value {
+        if value != value {
             unordered.updateValue(entity.id, forKey: sequence)
             return
         }
@@ -151,7 +156,7 @@ struct OrderedIndex<Element: Entity, Key: Comparable & Sendable>: KeyedEntityInd
     @inlinable
     mutating func remove(_ entity: Element, sequence: UInt64) {
         guard let value = key(entity) else { return }
-        if OrderedIndexKey<Key>.mayBeUnordered, value != value {
+        if value != value {
             unordered.removeValue(forKey: sequence)
             return
         }

@@ -266,7 +266,7 @@ public struct Query<E: Entity>: Sendable {
             let left = lhs[keyPath: term.value.keyPath], right = rhs[keyPath: term.value.keyPath]
             // A key not equal to itself (NaN) sorts after every other in either direction,
             // as an ordered index walks it.
-            if OrderedIndexKey<Value>.mayBeUnordered, left != left || right != right { return left == left }
+            if left != left || right != right { return left == left }
             return term.value.descending ? right < left : left < right
         }
         self.ordering = Ordering(
