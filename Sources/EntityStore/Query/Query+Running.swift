@@ -168,19 +168,24 @@ extension Query {
     /// every match is read, then sorted and paged.
     @inlinable
     func sortedPage(of run: Run) -> [E] {
-        var collected: [E] = []
-        forEachMatch(of: run) { entity in
-            collected.append(entity)
+        // Ties are broken by insertion position, not by the source's order: an ordered
+        // index on another field hands its rows out in that field's order.
+        var matches: [(entity: E, sequence: UInt64)] = []
+        let rows = storage.rows, rest = run.rest
+        forEachCandidate(of: run) { id in
+            guard let row = rows[id] else { return true }
+            for test in rest where !test(row.value) { return true }
+            matches.append((row.value, row.sequence))
             return true
         }
         if let ordering {
-            // Sorting the enumerated pairs keeps ties in their incoming (insertion) order.
-            collected = collected.enumerated().sorted { lhs, rhs in
-                if ordering.areInIncreasingOrder(lhs.element, rhs.element) { return true }
-                if ordering.areInIncreasingOrder(rhs.element, lhs.element) { return false }
-                return lhs.offset < rhs.offset
-            }.map { $0.element }
+            matches.sort { lhs, rhs in
+                if ordering.areInIncreasingOrder(lhs.entity, rhs.entity) { return true }
+                if ordering.areInIncreasingOrder(rhs.entity, lhs.entity) { return false }
+                return lhs.sequence < rhs.sequence
+            }
         }
+        let collected = matches.map { $0.entity }
         if offsetCount == 0, limitCount.map({ $0 >= collected.count }) ?? true { return collected }
         let dropped = collected.dropFirst(offsetCount)
         return Array(limitCount.map { dropped.prefix($0) } ?? dropped)

@@ -44,19 +44,21 @@ struct SortedMapRange<Key: Comparable>: Equatable {
     @inlinable
     static func only(_ key: Key) -> SortedMapRange { SortedMapRange(lowerBound: .included(key), upperBound: .included(key)) }
 
-    /// Whether `key` lies within the interval.
+    /// Whether `key` lies within the interval. Each bound is tested as the comparison
+    /// that admits the key, as the standard library's ranges do, so a key unordered
+    /// with a bound (a NaN) lies in no bounded interval.
     ///
     /// - Complexity: O(1)
     @inlinable
     func contains(_ key: Key) -> Bool {
         switch lowerBound {
-        case .included(let low)?: if key < low { return false }
-        case .excluded(let low)?: if key <= low { return false }
+        case .included(let low)?: guard low <= key else { return false }
+        case .excluded(let low)?: guard low < key else { return false }
         case nil: break
         }
         switch upperBound {
-        case .included(let high)?: if high < key { return false }
-        case .excluded(let high)?: if high <= key { return false }
+        case .included(let high)?: guard key <= high else { return false }
+        case .excluded(let high)?: guard key < high else { return false }
         case nil: break
         }
         return true
