@@ -100,10 +100,10 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.append(key.stringValue, EncodedValue(value: .text(value), kind: .string))
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        encoder.append(key.stringValue, EncodedValue(value: .real(value), kind: .double))
+        encoder.append(key.stringValue, EncodedValue(value: .real(try storableReal(value, path: [key])), kind: .double))
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        encoder.append(key.stringValue, EncodedValue(value: .real(Double(value)), kind: .double))
+        encoder.append(key.stringValue, EncodedValue(value: .real(try storableReal(Double(value), path: [key])), kind: .double))
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { integer(Int64(value), key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { integer(Int64(value), key) }
@@ -149,4 +149,13 @@ extension RowEncoder {
     fileprivate func markUnsupported(_ key: some CodingKey) {
         unsupported = "field '\(key.stringValue)' uses a nested container directly in the entity's encode(to:); encode a Codable value instead"
     }
+}
+
+/// `value`, if SQLite can store it: SQLite has no NaN and binds one as NULL, which would
+/// restore as nil (an optional field) or not at all, so a NaN is refused instead.
+/// - Throws: `EncodingError.invalidValue` for a NaN.
+func storableReal(_ value: Double, path: [any CodingKey]) throws -> Double {
+    guard value.isNaN else { return value }
+    throw EncodingError.invalidValue(value, .init(
+        codingPath: path, debugDescription: "NaN cannot be stored: SQLite has no NaN (it would read back as NULL)"))
 }

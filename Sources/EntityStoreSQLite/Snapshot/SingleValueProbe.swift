@@ -33,8 +33,8 @@ final class SingleValueProbe: Encoder, SingleValueEncodingContainer {
     func encodeNil() throws { set(.null, nil) }
     func encode(_ value: Bool) throws { set(.integer(value ? 1 : 0), .bool) }
     func encode(_ value: String) throws { set(.text(value), .string) }
-    func encode(_ value: Double) throws { set(.real(value), .double) }
-    func encode(_ value: Float) throws { set(.real(Double(value)), .double) }
+    func encode(_ value: Double) throws { set(.real(try storableReal(value, path: codingPath)), .double) }
+    func encode(_ value: Float) throws { set(.real(try storableReal(Double(value), path: codingPath)), .double) }
     func encode(_ value: Int) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: Int8) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: Int16) throws { set(.integer(Int64(value)), .integer) }
