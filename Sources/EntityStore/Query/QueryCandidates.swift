@@ -119,7 +119,10 @@ extension TableStorage {
     func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, for keyPath: AnyKeyPath) -> OrderedEntries<E, Key>? {
         for position in indexes.indices where isIndex(position, on: keyPath) {
             // A class cast of the box: no copy of the index into an existential first.
-            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> { return OrderedEntries(box.index) }
+            // The two maps alone, read from the box: not a copy of the whole index.
+            if let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> {
+                return OrderedEntries(entries: box.index.entries, unordered: box.index.unordered)
+            }
         }
         return nil
     }
@@ -135,9 +138,9 @@ struct OrderedEntries<Element: Entity, Key: Comparable & Sendable> {
     let unordered: SortedMap<UInt64, Element.ID>
 
     @inlinable
-    init(_ index: OrderedIndex<Element, Key>) {
-        self.entries = index.entries
-        self.unordered = index.unordered
+    init(entries: SortedMap<OrderedIndexKey<Key>, Element.ID>, unordered: SortedMap<UInt64, Element.ID>) {
+        self.entries = entries
+        self.unordered = unordered
     }
 
     /// The number of rows the index holds (those whose key is not nil). O(1).

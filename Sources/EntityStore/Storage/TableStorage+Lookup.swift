@@ -82,7 +82,7 @@ extension TableStorage {
     @inlinable
     func orderedEntries<Key: Comparable & Sendable>(_ type: Key.Type, atPosition position: Int) -> OrderedEntries<E, Key>? {
         guard position < indexes.count, let box = indexes[position] as? IndexBox<OrderedIndex<E, Key>> else { return nil }
-        return OrderedEntries(box.index)
+        return OrderedEntries(entries: box.index.entries, unordered: box.index.unordered)
     }
 
     /// The entities for `ids`, skipping any that are absent. O(k).
