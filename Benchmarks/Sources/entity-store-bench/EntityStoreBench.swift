@@ -90,6 +90,11 @@ struct EntityStoreBench: ParsableCommand {
                 for figure in update { report.add(figure) }
                 report.add(try phase("live_query_memory") { try live.memory() })
                 report.notes.append(contentsOf: notes)
+            case "live-profile", "live-profile-plain":
+                // The figure's commits alone, for an instruction profiler: collect on
+                // `LiveFigures.profiledCommits`, with and without the live queries alive.
+                let live = LiveFigures(data: data, repetitions: figures.repetitions)
+                try phase("profiled commits") { try live.profile(withQueries: only == "live-profile") }
             case "commit":
                 let commit = try phase("commit latency") { try figures.commit(store: try store()) }
                 for figure in commit.figures { report.add(figure) }
@@ -129,7 +134,9 @@ struct EntityStoreBench: ParsableCommand {
                 }
                 for figure in measured.figures { report.add(figure) }
                 report.notes.append(contentsOf: measured.notes)
-            default: throw ValidationError("--only takes restore, snapshot, incremental, live, queries, testing, postgres, commit, lookup, memory or derived")
+            default:
+                throw ValidationError(
+                    "--only takes restore, snapshot, incremental, live, live-profile, live-profile-plain, queries, testing, postgres, commit, lookup, memory or derived")
             }
             return report
         }

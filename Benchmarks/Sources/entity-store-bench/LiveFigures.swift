@@ -110,6 +110,10 @@ struct LiveFigures {
     /// measured interleaved, step by step (alternately first), subtracted.
     func update() throws -> (figures: [Figure], notes: [String]) {
         let store = try makeStore()
+        // The plain twin: the same rows, the same commits (the baseline's too, untimed), no
+        // live query. Built on its own rather than from the store's state, so the two share
+        // no node whose cache warmth one commit could hand to the other.
+        let plain = try makeStore()
         var rng = SplitMix64(seed: 0x11FE)
         // Baseline: the same commits with no live query, plus a re-run of the group-by,
         // the top 100, the join and the two key queries whose key the row left and entered.
@@ -133,14 +137,11 @@ struct LiveFigures {
                 let keys = view.filter(\.bucket, equals: old).count + view.filter(\.bucket, equals: new).count
                 consume((sums.count, top.count, joined.count, keys))
                 latencies.append(Double(monotonicNanoseconds() - start) / 1e3)
+                try apply(change, to: plain)
                 step += 1
             }
             return median(latencies)
         }
-        // The plain twin: the same rows, the same commits, no live query. Built on its own
-        // rather than from the store's state, so the two share no node whose cache
-        // warmth one commit could hand to the other.
-        let plain = try makeStore()
         let alive = startQueries(store)
         let delivered = DeliveryCounter()
         let tokens = [
@@ -209,6 +210,29 @@ struct LiveFigures {
                 ratioMeaning: "live work / plain commit, lower is better", direction: .lowerIsBetter,
                 baselineMeaning: "the same commit on an identical store with no live query (interleaved)"),
         ], notes)
+    }
+
+    /// The figure's commits on one store, with the live queries alive or none: for an
+    /// instruction profiler (`valgrind --tool=callgrind
+    /// --toggle-collect='*LiveFigures*profiledCommit*'`), whose counts, unlike times, are
+    /// the same from run to run.
+    func profile(withQueries: Bool) throws {
+        let store = try makeStore()
+        var rng = SplitMix64(seed: 0x11FE)
+        let alive = withQueries ? startQueries(store) : nil
+        let tokens = alive.map { alive in
+            [alive.groups.observe { _ in }, alive.top.observe { _ in }, alive.join.observe { _ in }] + alive.keys.map { $0.observe { _ in } }
+        }
+        for step in 0..<(Self.commitsPerRun * 4) {
+            try profiledCommit(plan(store, step: step, rng: &rng), store: store)
+        }
+        withExtendedLifetime((alive, tokens)) {}
+    }
+
+    /// One commit of ``profile(withQueries:)``, the unit the profiler collects.
+    @inline(never)
+    func profiledCommit(_ change: Change, store: EntityStore) throws {
+        try apply(change, to: store)
     }
 
     /// Heap bytes per live key query (malloc's bytes in use, which, unlike the resident

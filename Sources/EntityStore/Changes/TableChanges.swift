@@ -105,6 +105,9 @@ protocol AnyTableChanges: Sendable {
     /// without building arrays of them.
     func forEachChangedKey(_ body: (WatchKey) -> Void)
     func merged(with next: any AnyTableChanges, in state: EntityState, table: String) -> any AnyTableChanges
+    /// These changes as `TableChanges<T>`, nil unless `T` is their entity type: a
+    /// comparison of metatypes where a cast (`as? TableChanges<T>`) asks the runtime.
+    func typed<T: Entity>(as type: T.Type) -> TableChanges<T>?
 }
 
 extension TableChanges: AnyTableChanges {
@@ -113,6 +116,12 @@ extension TableChanges: AnyTableChanges {
     @usableFromInline var removedCount: Int { removed.count }
     @usableFromInline var upsertedIDs: [any Hashable & Sendable] { inserted.map { $0 } + updated.keys.map { $0 } }
     @usableFromInline var removedIDs: [any Hashable & Sendable] { removed.keys.map { $0 } }
+
+    @usableFromInline
+    func typed<T: Entity>(as type: T.Type) -> TableChanges<T>? {
+        // The metatypes are equal, so the two types are one type.
+        T.self == E.self ? unsafeBitCast(self, to: TableChanges<T>.self) : nil
+    }
 
     @usableFromInline
     func forEachChangedKey(_ body: (WatchKey) -> Void) {

@@ -57,12 +57,12 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     }
 
     @usableFromInline let inner: Lock<Inner>
-    @usableFromInline let recompute: @Sendable (Changes<EntityState>, Value) -> Value?
+    @usableFromInline let recompute: @Sendable (DeliveredCommit, Value) -> Value?
     /// The body of ``refresh(_:)``, built by the (inlinable) initializer, so it is compiled
     /// for the concrete `Value` where the query is created: called from the registry
     /// through the `ChangeWatcher` protocol, the class's own methods run generic code that
     /// looks up type metadata and compares and copies values through witness tables.
-    @usableFromInline let refreshBody: @Sendable (DerivedQuery, Changes<EntityState>) -> Void
+    @usableFromInline let refreshBody: @Sendable (DerivedQuery, DeliveredCommit) -> Void
     private let unregister: Lock<(@Sendable () -> Void)?> = Lock(nil)
     @usableFromInline let registrar = ObservationRegistrar()
     /// Whether ``value`` was ever read. Until it is, no `withObservationTracking` (or
@@ -77,10 +77,10 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// A query whose value `initial` reflects the state of revision `revision`.
     /// `recompute` returns the new value, or nil if the commit does not concern it.
     @inlinable
-    init(initial: Value, revision: UInt64, recompute: @escaping @Sendable (Changes<EntityState>, Value) -> Value?) {
+    init(initial: Value, revision: UInt64, recompute: @escaping @Sendable (DeliveredCommit, Value) -> Value?) {
         self.inner = Lock(Inner(value: initial, revision: revision))
         self.recompute = recompute
-        self.refreshBody = { query, changes in query.refreshValue(changes) }
+        self.refreshBody = { query, commit in query.refreshValue(commit) }
     }
 
     @usableFromInline
@@ -176,20 +176,20 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     }
 
     @usableFromInline
-    func refresh(_ changes: Changes<EntityState>) {
-        refreshBody(self, changes)
+    func refresh(_ commit: DeliveredCommit) {
+        refreshBody(self, commit)
     }
 
-    /// Re-reads the value after `changes` and tells the observers if it changed. A commit
+    /// Re-reads the value after `commit` and tells the observers if it changed. A commit
     /// at or below the store version the value reflects is already in it, and is ignored.
     @inlinable
-    func refreshValue(_ changes: Changes<EntityState>) {
+    func refreshValue(_ commit: DeliveredCommit) {
         let update = inner.withLock { inner -> Update? in
-            guard changes.version > inner.version else { return nil }
-            inner.version = changes.version
-            inner.revision = changes.current.revision
+            guard commit.changes.version > inner.version else { return nil }
+            inner.version = commit.changes.version
+            inner.revision = commit.current.revision
             let old = inner.value
-            guard let new = recompute(changes, old) else { return nil }
+            guard let new = recompute(commit, old) else { return nil }
             inner.recomputations += 1
             guard new != old else { return nil }
             inner.value = new

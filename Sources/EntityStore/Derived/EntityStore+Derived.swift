@@ -12,8 +12,8 @@ extension EntityStore {
         let name = table.name
         let key = [WatchKey(id)]
         return registered(table: name, ids: key) { state in
-            DerivedQuery<E?>(initial: state[table].find(id), revision: state.revision) { changes, _ in
-                changes.current[table].find(id)
+            DerivedQuery<E?>(initial: state[table].find(id), revision: state.revision) { commit, _ in
+                commit.current[table].find(id)
             }
         }
     }
@@ -28,8 +28,8 @@ extension EntityStore {
         }
         // Removed by a commit published since it was seen: its last value is the one seen.
         return registered(table: table.name, ids: [WatchKey(id)]) { state in
-            DerivedQuery<E>(initial: state[table].find(id) ?? seen, revision: state.revision) { changes, last in
-                changes.current[table].find(id) ?? last
+            DerivedQuery<E>(initial: state[table].find(id) ?? seen, revision: state.revision) { commit, last in
+                commit.current[table].find(id) ?? last
             }
         }
     }
@@ -40,8 +40,8 @@ extension EntityStore {
         let name = table.name
         return registered(table: name, ids: ids.map { WatchKey($0) }) { state in
             let view = state[table]
-            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision) { changes, _ in
-                let view = changes.current[table]
+            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision) { commit, _ in
+                let view = commit.current[table]
                 return ids.compactMap { view.find($0) }
             }
         }

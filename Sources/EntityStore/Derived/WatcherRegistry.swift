@@ -4,7 +4,7 @@ import StoreCore
 /// Something that re-reads its value when a commit touches what it watches.
 @usableFromInline
 protocol ChangeWatcher: AnyObject, Sendable {
-    func refresh(_ changes: Changes<EntityState>)
+    func refresh(_ commit: DeliveredCommit)
 }
 
 /// Reads one field of one table's changed rows: the key each row had before a commit and
@@ -13,30 +13,24 @@ protocol ChangeWatcher: AnyObject, Sendable {
 /// entity and key types where the query is built.
 @usableFromInline
 struct ChangedKeyReader: Sendable {
-    /// Calls its last argument with the old and the new key of every row of the table
-    /// named by the second that the changes touched (once when they are equal).
+    /// Appends to its last argument the old and the new key of every row of the table
+    /// named by the second that the commit changed (once when they are equal).
     /// O(changed rows of the table).
-    @usableFromInline let forEachChangedKey: @Sendable (Changes<EntityState>, String, (WatchKey) -> Void) -> Void
+    @usableFromInline let appendChangedKeys: @Sendable (DeliveredCommit, String, inout [WatchKey]) -> Void
 
     /// The reader of the field `key` reads from entities of `E`.
     @inlinable
     init<E: Entity, Key: Hashable & Sendable>(_ key: @escaping @Sendable (E) -> Key) {
-        forEachChangedKey = { changes, table, body in
-            guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>,
-                  let rows = changes.current.rows(named: table, as: E.self)
-            else { return }
-            for id in tableChanges.inserted {
-                if let row = rows[id] { body(WatchKey(key(row.value))) }
+        appendChangedKeys = { commit, table, keys in
+            guard let changed = commit.table(table, as: E.self) else { return }
+            for row in changed.inserted { keys.append(WatchKey(key(row.value))) }
+            for update in changed.updated {
+                let before = key(update.previous)
+                keys.append(WatchKey(before))
+                let after = key(update.row.value)
+                if after != before { keys.append(WatchKey(after)) }
             }
-            for (id, old) in tableChanges.updated {
-                let before = key(old)
-                body(WatchKey(before))
-                if let row = rows[id] {
-                    let after = key(row.value)
-                    if after != before { body(WatchKey(after)) }
-                }
-            }
-            for old in tableChanges.removed.values { body(WatchKey(key(old))) }
+            for old in changed.removed.values { keys.append(WatchKey(key(old))) }
         }
     }
 }
@@ -51,8 +45,16 @@ struct ChangedKeyReader: Sendable {
 /// of a whole table (ranges, top-k, aggregates) are filed under the table.
 @usableFromInline
 final class WatcherRegistry: Sendable {
-    private struct Box: Sendable {
-        weak var watcher: (any ChangeWatcher)?
+    /// A registration's watcher, held weakly (a watcher unregisters in its deinit, which
+    /// can run while a commit is dispatched). A class with a `weak let`: collecting it
+    /// copies a strong reference, where copying a struct's weak reference goes through
+    /// the runtime, and reading an immutable reference needs no exclusivity check.
+    private final class Box: Sendable {
+        weak let watcher: (any ChangeWatcher)?
+
+        init(watcher: any ChangeWatcher) {
+            self.watcher = watcher
+        }
     }
 
     /// The watchers of one field's values, with the reader that finds the keys a commit's
@@ -198,8 +200,9 @@ final class WatcherRegistry: Sendable {
     /// Wakes the watchers of what `changes` touched, outside the lock, each once.
     /// - Complexity: O(changed IDs × watched fields of their table + woken watchers).
     func dispatch(_ changes: Changes<EntityState>) {
+        let commit = DeliveredCommit(changes)
         let changeSet = changes.current.changeSet
-        let due: [Due] = registry.withLock { registry in
+        var due: [Due] = registry.withLock { registry in
             var due: [Due] = []
             due.reserveCapacity(8)
             func collect(_ boxes: [UInt64: Box]?) {
@@ -208,18 +211,21 @@ final class WatcherRegistry: Sendable {
             }
             // A restore, or a raw core commit whose change set does not lead from the
             // previous state (an undo), may have changed anything: every watcher wakes.
-            if changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+            if commit.replacesAll {
                 for tables in registry.byID.values { for boxes in tables.values { collect(boxes) } }
                 for boxes in registry.byTable.values { collect(boxes) }
                 for fields in registry.byKey.values {
                     for field in fields.values { for boxes in field.byKey.values { collect(boxes) } }
                 }
             } else {
+                var keys: [WatchKey] = []
                 for (table, tableChanges) in changeSet.tables {
                     collect(registry.byTable[table])
                     if let fields = registry.byKey[table] {
                         for field in fields.values {
-                            field.reader.forEachChangedKey(changes, table) { collect(field.byKey[$0]) }
+                            keys.removeAll(keepingCapacity: true)
+                            field.reader.appendChangedKeys(commit, table, &keys)
+                            for key in keys { collect(field.byKey[key]) }
                         }
                     }
                     guard let watched = registry.byID[table], !watched.isEmpty else { continue }
@@ -229,11 +235,11 @@ final class WatcherRegistry: Sendable {
             return due
         }
         // In registration order, each watcher once (one may watch several changed IDs).
-        let ordered = due.count < 2 ? due : due.sorted { $0.token < $1.token }
+        if due.count > 1 { due.sort { $0.token < $1.token } }
         var previous: UInt64?
-        for entry in ordered where entry.token != previous {
+        for entry in due where entry.token != previous {
             previous = entry.token
-            entry.watcher.refresh(changes)
+            entry.watcher.refresh(commit)
         }
     }
 }

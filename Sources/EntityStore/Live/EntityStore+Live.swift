@@ -36,8 +36,8 @@ extension EntityStore {
         let origin = nextLiveOrigin()
         return registered(filing: query.filing) { state in
             let engine = query.makeRowEngine(query, state, origin)
-            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision) { changes, _ in
-                engine.update(changes).map { $0.value }
+            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision) { commit, _ in
+                engine.update(commit).map { $0.value }
             }
         }
     }

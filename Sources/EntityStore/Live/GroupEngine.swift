@@ -58,6 +58,19 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             }
         }
 
+        /// Takes `leaving` out of `group` and puts `entering` in; returns the aggregates
+        /// before and after. A static function of an `inout` group, so that a group stored
+        /// in a dictionary changes in place, with no copy. O(log d).
+        @inlinable
+        static func change(
+            _ group: inout Group, leaving: Value?, entering: Value?
+        ) -> (old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
+            let old = group.aggregate
+            if let leaving { group.remove(leaving) }
+            if let entering { group.add(entering) }
+            return (old, group.aggregate)
+        }
+
         /// Removes one row's value; nothing if the group holds no such value. O(log d).
         @inlinable
         mutating func remove(_ value: Value) {
@@ -127,48 +140,82 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
     }
 
     @inlinable
-    mutating func apply(_ changes: Changes<EntityState>) -> GroupDiff<Key, Value>? {
-        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
-            guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
+    mutating func apply(_ commit: DeliveredCommit) -> GroupDiff<Key, Value>? {
+        if commit.replacesAll {
+            guard let storage = commit.current.storage(named: table, as: E.self) else { return nil }
             let old = values
             fill(from: storage)
             return Self.diff(from: old, to: values)
         }
-        guard let rows = changes.current.rows(named: table, as: E.self) else { return nil }
-        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
-        else { return nil }
+        guard let table = commit.table(table, as: E.self) else { return nil }
         let key = key, value = value, qualifies = qualifies
-        /// Each touched group's aggregates before the commit.
-        var before: [Key: GroupAggregate<Value>?] = [:]
-        func touch(_ key: Key) {
-            if before[key] == nil { before[key] = .some(values.groups[key]) }
+        // Each touched group with its aggregates before and after the commit, in a small
+        // array searched linearly (a commit touches a group or two); indexed by key once
+        // large.
+        var touched: [Touched] = []
+        var touchedIndex: [Key: Int]?
+        func note(_ group: Key, old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
+            if let position = touchedIndex.map({ $0[group] }) ?? touched.firstIndex(where: { $0.key == group }) {
+                touched[position].new = new
+                return
+            }
+            touched.append(Touched(key: group, old: old, new: new))
+            if touchedIndex != nil {
+                touchedIndex?[group] = touched.count - 1
+            } else if touched.count > 8 {
+                touchedIndex = Dictionary(uniqueKeysWithValues: touched.indices.map { (touched[$0].key, $0) })
+            }
         }
-        func leave(_ old: E) {
-            guard qualifies(old) else { return }
-            let group = key(old)
-            touch(group)
-            guard let index = groups.index(forKey: group) else { return }
-            groups.values[index].remove(value(old))
-            if groups.values[index].count == 0 { groups.remove(at: index) }
+        /// Takes `leaving` out of `group` and puts `entering` in: one lookup, and the group
+        /// changed in place.
+        func change(_ group: Key, leaving: Value?, entering: Value?) {
+            guard let index = groups.index(forKey: group) else {
+                guard let entering else { return }
+                var new = Group()
+                new.add(entering)
+                note(group, old: nil, new: new.aggregate)
+                groups[group] = new
+                return
+            }
+            let (old, new) = Group.change(&groups.values[index], leaving: leaving, entering: entering)
+            note(group, old: old, new: new)
+            if new == nil { groups.remove(at: index) }
         }
-        func enter(_ id: E.ID) {
-            guard let row = rows[id], qualifies(row.value) else { return }
-            touch(key(row.value))
-            insert(row.value)
+        for update in table.updated {
+            let old = update.previous, new = update.row.value
+            let oldGroup = qualifies(old) ? key(old) : nil
+            let newGroup = qualifies(new) ? key(new) : nil
+            if let oldGroup, oldGroup == newGroup {
+                change(oldGroup, leaving: value(old), entering: value(new))
+                continue
+            }
+            if let oldGroup { change(oldGroup, leaving: value(old), entering: nil) }
+            if let newGroup { change(newGroup, leaving: nil, entering: value(new)) }
         }
-        for old in tableChanges.updated.values { leave(old) }
-        for old in tableChanges.removed.values { leave(old) }
-        for id in tableChanges.updated.keys { enter(id) }
-        for id in tableChanges.inserted { enter(id) }
+        for old in table.removed.values where qualifies(old) { change(key(old), leaving: value(old), entering: nil) }
+        for row in table.inserted where qualifies(row.value) { change(key(row.value), leaving: nil, entering: value(row.value)) }
 
         var changed: [GroupDiff<Key, Value>.Change] = []
-        for (key, old) in before {
-            let new = groups[key]?.aggregate
-            guard new != old else { continue }
-            values.groups[key] = new
-            changed.append(.init(key: key, old: old, new: new))
+        for group in touched where group.new != group.old {
+            values.groups[group.key] = group.new
+            changed.append(.init(key: group.key, old: group.old, new: group.new))
         }
         return changed.isEmpty ? nil : GroupDiff(changes: changed)
+    }
+
+    /// A group a commit touched, with its aggregates before and after.
+    @usableFromInline
+    struct Touched {
+        @usableFromInline let key: Key
+        @usableFromInline let old: GroupAggregate<Value>?
+        @usableFromInline var new: GroupAggregate<Value>?
+
+        @inlinable
+        init(key: Key, old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
+            self.key = key
+            self.old = old
+            self.new = new
+        }
     }
 
     /// The changes from `old` to `new`, group by group. O(groups).
@@ -207,9 +254,9 @@ extension EntityStore {
             return LiveGroups<Key, Value>(
                 current: { engine.withLock { $0.values } }, revision: state.revision,
                 initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() },
-                step: { changes in
+                step: { commit in
                     engine.withLock { engine in
-                        engine.apply(changes).map { LiveGroups<Key, Value>.Update(value: engine.values, diff: $0, revision: changes.current.revision) }
+                        engine.apply(commit).map { LiveGroups<Key, Value>.Update(value: engine.values, diff: $0, revision: commit.current.revision) }
                     }
                 })
         }

@@ -21,6 +21,14 @@ struct IndexedGroupRows<E: Entity>: RowSnapshot {
     @inlinable
     var count: Int { group.count }
 
+    /// The offset of `row` (a row of the table at this revision), if it is in the group.
+    /// O(log k).
+    @inlinable
+    func offset(of row: Row<E>) -> Int? {
+        guard let found = group.offsetAndValue(of: row.sequence), found.value == row.value.id else { return nil }
+        return found.offset
+    }
+
     /// The row of `id` and its offset, if it is in the group. O(log k).
     @inlinable
     func member(_ id: E.ID) -> (offset: Int, row: Row<E>)? {
@@ -51,7 +59,7 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
     @usableFromInline let table: String
     /// The group of the query's key in a table's grouped index on the field; nil when the
     /// table has no such index (a restore keeps the schema, so it always has one here).
-    @usableFromInline let group: @Sendable (EntityState) -> SortedMap<UInt64, E.ID>?
+    @usableFromInline let group: @Sendable (any AnyTableStorage) -> SortedMap<UInt64, E.ID>?
     /// Whether a row has the query's key.
     @usableFromInline let matches: @Sendable (E) -> Bool
     @usableFromInline let origin: UInt64
@@ -60,26 +68,27 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
 
     @inlinable
     init(
-        table: String, group: @escaping @Sendable (EntityState) -> SortedMap<UInt64, E.ID>?, matches: @escaping @Sendable (E) -> Bool,
-        state: EntityState, origin: UInt64
+        table: String, group: @escaping @Sendable (any AnyTableStorage) -> SortedMap<UInt64, E.ID>?,
+        matches: @escaping @Sendable (E) -> Bool, state: EntityState, origin: UInt64
     ) {
         self.table = table
         self.group = group
         self.matches = matches
         self.origin = origin
-        self.value = IndexedGroupRows(group: group(state) ?? SortedMap(), rows: state.rows(named: table, as: E.self) ?? RowMap())
+        self.value = IndexedGroupRows(
+            group: state.tableStorage(named: table).flatMap(group) ?? SortedMap(), rows: state.rows(named: table, as: E.self) ?? RowMap())
     }
 
     @inlinable
     var rows: LiveRows<E> { LiveRows(storage: value, origin: origin, generation: generation) }
 
     @inlinable
-    mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
-        guard let tableRows = changes.current.rows(named: table, as: E.self) else { return nil }
-        let new = IndexedGroupRows(group: group(changes.current) ?? SortedMap(), rows: tableRows)
+    mutating func apply(_ commit: DeliveredCommit) -> LiveDiff<E>? {
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: the whole group is compared once.
-        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
+        if commit.replacesAll {
+            guard let storage = commit.current.tableStorage(named: table), let tableRows = storage.rows(as: E.self) else { return nil }
+            let new = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: tableRows)
             let old = rows
             let replaced = LiveRows(storage: new, origin: origin, generation: generation + 1)
             if old.count == replaced.count, old.elementsEqual(replaced) { return nil }
@@ -87,8 +96,8 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
             generation += 1
             return .replacing(old, with: replaced)
         }
-        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty
-        else { return nil }
+        guard let changed = commit.table(table, as: E.self) else { return nil }
+        let new = IndexedGroupRows(group: group(changed.storage) ?? SortedMap(), rows: changed.rows)
         let old = value
         var removed: [LiveDiff<E>.Removal] = []
         var inserted: [LiveDiff<E>.Insertion] = []
@@ -105,9 +114,11 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
             if let sequence, let found = old.group.offsetAndValue(of: sequence), found.value == id { return (found.offset, sequence) }
             return old.member(id).map { ($0.offset, $0.row.sequence) }
         }
-        func compare(_ id: E.ID, previous: E?) {
-            let after = new.member(id)
-            let before = previous.flatMap { oldPlace(id, previous: $0, sequence: after?.row.sequence) }
+        /// Compares the place of the changed row `id` (`row` after the commit, nil when
+        /// removed) in the old and new group.
+        func compare(_ id: E.ID, row: Row<E>?, previous: E?) {
+            let after = row.flatMap { row in new.offset(of: row).map { (offset: $0, row: row) } }
+            let before = previous.flatMap { oldPlace(id, previous: $0, sequence: row?.sequence) }
             guard let after else {
                 if let before { removed.append(.init(offset: before.offset, id: id)) }
                 return
@@ -122,9 +133,9 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
                 updated.append(.init(offset: after.offset, entity: after.row.value))
             }
         }
-        for (id, previous) in tableChanges.updated { compare(id, previous: previous) }
-        for (id, previous) in tableChanges.removed { compare(id, previous: previous) }
-        for id in tableChanges.inserted { compare(id, previous: nil) }
+        for update in changed.updated { compare(update.row.value.id, row: update.row, previous: update.previous) }
+        for (id, previous) in changed.removed { compare(id, row: nil, previous: previous) }
+        for row in changed.inserted { compare(row.value.id, row: row, previous: nil) }
         if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
         if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
         if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }

@@ -73,14 +73,14 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// Brings the engine up to a commit; returns the new value with its diff (read under
     /// the engine's lock once), or nil if the value did not change. Called under
     /// `inner`'s lock, so one commit at a time.
-    @usableFromInline let step: @Sendable (Changes<EntityState>) -> Update?
+    @usableFromInline let step: @Sendable (DeliveredCommit) -> Update?
     /// The whole value as a diff, for a stream's first element.
     @usableFromInline let initialDiff: @Sendable (Value) -> Diff
     /// The body of ``refresh(_:)``, made by the (inlinable) initializer, so it is compiled
     /// for the concrete value and diff types where the query is created: the registry
     /// calls `refresh` through the `ChangeWatcher` protocol, where the class's own
     /// methods would run as unspecialized generic code.
-    @usableFromInline let refreshBody: @Sendable (Live, Changes<EntityState>) -> Void
+    @usableFromInline let refreshBody: @Sendable (Live, DeliveredCommit) -> Void
     private let unregister = Lock<(@Sendable () -> Void)?>(nil)
     @usableFromInline let registrar = ObservationRegistrar()
     /// Whether ``value`` was ever read. Until it is, no `withObservationTracking` (or
@@ -95,13 +95,13 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     @inlinable
     init(
         current: @escaping @Sendable () -> Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
-        step: @escaping @Sendable (Changes<EntityState>) -> Update?
+        step: @escaping @Sendable (DeliveredCommit) -> Update?
     ) {
         self.inner = Lock(Inner(revision: revision))
         self.current = current
         self.step = step
         self.initialDiff = initialDiff
-        self.refreshBody = { live, changes in live.refreshValue(changes) }
+        self.refreshBody = { live, commit in live.refreshValue(commit) }
     }
 
     @usableFromInline
@@ -183,20 +183,20 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     }
 
     @usableFromInline
-    func refresh(_ changes: Changes<EntityState>) {
-        refreshBody(self, changes)
+    func refresh(_ commit: DeliveredCommit) {
+        refreshBody(self, commit)
     }
 
-    /// Brings the value up to `changes` and tells the observers if it changed. A commit at
+    /// Brings the value up to `commit` and tells the observers if it changed. A commit at
     /// or below the store version the value reflects is already in it, and is ignored.
     @inlinable
-    func refreshValue(_ changes: Changes<EntityState>) {
+    func refreshValue(_ commit: DeliveredCommit) {
         let delivery = inner.withLock { inner -> Delivery? in
-            guard changes.version > inner.version else { return nil }
-            inner.version = changes.version
-            inner.revision = changes.current.revision
+            guard commit.changes.version > inner.version else { return nil }
+            inner.version = commit.changes.version
+            inner.revision = commit.current.revision
             inner.wakeups += 1
-            guard let update = step(changes) else { return nil }
+            guard let update = step(commit) else { return nil }
             return Delivery(update: update, observers: inner.observers)
         }
         guard let delivery else { return }

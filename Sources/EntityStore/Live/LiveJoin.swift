@@ -97,12 +97,12 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
     var referencedIDs: [WatchKey] { counts.keys.map { WatchKey($0) } }
 
     @inlinable
-    mutating func apply(_ changes: Changes<EntityState>) -> JoinDiff<E, T>? {
-        let targets = changes.current.storage(named: targetTable, as: T.self)?.rows
+    mutating func apply(_ commit: DeliveredCommit) -> JoinDiff<E, T>? {
+        let targets = commit.current.rows(named: targetTable, as: T.self)
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: the rows and any referenced entity may have changed.
-        let replaced = changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous)
-        let rowsDiff = rowsEngine.apply(changes)
+        let replaced = commit.replacesAll
+        let rowsDiff = rowsEngine.apply(commit)
         var referencedDiff: [T.ID: T?] = [:]
         var added: [WatchKey] = [], removed: [WatchKey] = []
         if replaced {
@@ -122,12 +122,12 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
             counts = newCounts
             referenced = newReferenced
         } else {
-            let sourceChanges = changes.current.changeSet.tables[sourceTable] as? TableChanges<E>
-            let sourceRows = changes.current.storage(named: sourceTable, as: E.self)?.rows
+            let source = commit.table(sourceTable, as: E.self)
+            let sourceRows = source?.rows ?? commit.current.rows(named: sourceTable, as: E.self)
             /// The row's value before the commit: the change set's for a changed row, the
             /// table's for one the window let go unchanged.
             func oldValue(_ id: E.ID) -> E? {
-                sourceChanges?.updated[id] ?? sourceChanges?.removed[id] ?? sourceRows?[id]?.value
+                source?.changes.updated[id] ?? source?.removed[id] ?? sourceRows?[id]?.value
             }
             func retain(_ id: T.ID) {
                 counts[id, default: 0] += 1
@@ -160,7 +160,7 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
                 }
             }
             // Referenced entities changed by the commit.
-            if let targetChanges = changes.current.changeSet.tables[targetTable] as? TableChanges<T> {
+            if let targetChanges = commit.table(targetTable, as: T.self)?.changes {
                 func refresh(_ id: T.ID) {
                     guard counts[id] != nil else { return }
                     let value = targets?[id]?.value
@@ -225,9 +225,9 @@ extension EntityStore {
                 initialDiff: { joined in
                     JoinDiff(rows: LiveDiff.replacing(LiveRows(storage: SortedRows<E, UInt64>(), origin: 0, generation: 0), with: joined.rows))
                 },
-                step: { changes in
+                step: { commit in
                     locked.withLock { engine in
-                        engine.apply(changes).map { LiveJoin<E, T>.Update(value: engine.value, diff: $0, revision: changes.current.revision) }
+                        engine.apply(commit).map { LiveJoin<E, T>.Update(value: engine.value, diff: $0, revision: commit.current.revision) }
                     }
                 })
             return JoinBuild(live: live, ids: ids)

@@ -222,7 +222,7 @@ struct LiveSource<E: Entity>: Sendable {
     @usableFromInline var key: (field: KeyPathKey, key: WatchKey, reader: ChangedKeyReader)?
     /// For an equality, makes a reader of the key's group in a grouped index on the field
     /// of a table, or gives nil when the table has no such index.
-    @usableFromInline var groupReader: (@Sendable (TableStorage<E>) -> (@Sendable (EntityState) -> SortedMap<UInt64, E.ID>?)?)?
+    @usableFromInline var groupReader: (@Sendable (TableStorage<E>) -> (@Sendable (any AnyTableStorage) -> SortedMap<UInt64, E.ID>?)?)?
     /// For a range, its bounds as ordered-index keys (a `SortedMapRange<OrderedIndexKey<Key>>`).
     @usableFromInline var indexBounds: (any Sendable)?
 

@@ -12,17 +12,17 @@ struct RowEngineHandle<E: Entity>: Sendable {
     @usableFromInline let rows: @Sendable () -> LiveRows<E>
     /// Brings the rows up to the state after a commit; returns the diff, or nil if the
     /// rows did not change.
-    @usableFromInline let apply: @Sendable (Changes<EntityState>) -> LiveDiff<E>?
+    @usableFromInline let apply: @Sendable (DeliveredCommit) -> LiveDiff<E>?
     /// `apply` and `rows` under one lock: the new rows with their diff, or nil.
-    @usableFromInline let update: @Sendable (Changes<EntityState>) -> LiveUpdate<LiveRows<E>, LiveDiff<E>>?
+    @usableFromInline let update: @Sendable (DeliveredCommit) -> LiveUpdate<LiveRows<E>, LiveDiff<E>>?
 
     @inlinable
     init<Ordering: RowOrdering<E>>(_ window: RowWindow<E, Ordering>) {
         let engine = Lock(window)
         rows = { engine.withLock { $0.rows } }
-        apply = { changes in engine.withLock { $0.apply(changes) } }
-        update = { changes in
-            engine.withLock { engine in engine.apply(changes).map { LiveUpdate(value: engine.rows, diff: $0, revision: changes.current.revision) } }
+        apply = { commit in engine.withLock { $0.apply(commit) } }
+        update = { commit in
+            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.current.revision) } }
         }
     }
 
@@ -30,9 +30,9 @@ struct RowEngineHandle<E: Entity>: Sendable {
     init(_ window: IndexedGroupWindow<E>) {
         let engine = Lock(window)
         rows = { engine.withLock { $0.rows } }
-        apply = { changes in engine.withLock { $0.apply(changes) } }
-        update = { changes in
-            engine.withLock { engine in engine.apply(changes).map { LiveUpdate(value: engine.rows, diff: $0, revision: changes.current.revision) } }
+        apply = { commit in engine.withLock { $0.apply(commit) } }
+        update = { commit in
+            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.current.revision) } }
         }
     }
 }
@@ -130,18 +130,16 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
     }
 
     @inlinable
-    mutating func apply(_ changes: Changes<EntityState>) -> LiveDiff<E>? {
+    mutating func apply(_ commit: DeliveredCommit) -> LiveDiff<E>? {
         // A restore, or a raw core commit whose change set does not lead from the previous
         // state: re-evaluate once.
-        if changes.current.changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous) {
-            guard let storage = changes.current.storage(named: table, as: E.self) else { return nil }
+        if commit.replacesAll {
+            guard let storage = commit.current.storage(named: table, as: E.self) else { return nil }
             return replaceAll(from: storage)
         }
-        guard let tableChanges = changes.current.changeSet.tables[table] as? TableChanges<E>, !tableChanges.isEmpty,
-              let rows = changes.current.rows(named: table, as: E.self)
-        else { return nil }
+        guard let changed = commit.table(table, as: E.self) else { return nil }
         let table = table
-        return applyInPlace(tableChanges, rows) { changes.current.storage(named: table, as: E.self) }
+        return applyInPlace(changed) { commit.current.storage(named: table, as: E.self) }
     }
 
     /// A row's place in the rows before the commit.
@@ -185,49 +183,47 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
     /// refilled after its old last position if it lost members. O(changed rows × log k),
     /// plus the refill.
     @inlinable
-    mutating func applyInPlace(
-        _ tableChanges: TableChanges<E>, _ rows: RowMap<E.ID, Row<E>>, storage: () -> TableStorage<E>?
-    ) -> LiveDiff<E>? {
+    mutating func applyInPlace(_ changed: TableCommit<E>, storage: () -> TableStorage<E>?) -> LiveDiff<E>? {
         let qualifies = qualifies, ordering = ordering
         let wasFull = limit.map { snapshot.count >= $0 } ?? false
         let boundary = wasFull ? snapshot.rows.last?.key : nil
 
         // Read: the changed rows' old places, and where they go.
-        var before: [E.ID: Before] = [:]
+        var before = SmallMap<E.ID, Before>()
         func record(_ id: E.ID) {
             guard let position = snapshot.positions[id], let offset = snapshot.rows.offset(of: position),
                   let entity = snapshot.rows[position]
             else { return }
-            before[id] = Before(position: position, offset: offset, entity: entity)
+            before.set(Before(position: position, offset: offset, entity: entity), for: id)
         }
-        for id in tableChanges.updated.keys { record(id) }
-        for id in tableChanges.removed.keys { record(id) }
+        for update in changed.updated { record(update.row.value.id) }
+        for id in changed.removed.keys { record(id) }
         var entering: [Entering] = []
-        func consider(_ id: E.ID) {
-            guard let row = rows[id], qualifies(row.value) else { return }
+        func consider(_ row: Row<E>) {
+            guard qualifies(row.value) else { return }
             let position = ordering.position(of: row)
             if let boundary, !(position <= boundary) { return }
-            entering.append(Entering(id: id, position: position, entity: row.value))
+            entering.append(Entering(id: row.value.id, position: position, entity: row.value))
         }
-        for id in tableChanges.updated.keys { consider(id) }
-        for id in tableChanges.inserted { consider(id) }
+        for update in changed.updated { consider(update.row) }
+        for row in changed.inserted { consider(row) }
         // An unchanged row a cut evicts is among the old rows' last `cuts + before.count`
         // (only changed rows and rows cut with it can follow it): their old offsets are
         // read now, while the old rows are still there.
-        var evictable: [E.ID: Before] = [:]
+        var evictable = SmallMap<E.ID, Before>()
         if let limit {
             let cuts = snapshot.count - before.count + entering.count - limit
             if cuts > 0 {
                 let count = snapshot.count
                 for offset in Swift.max(0, count - cuts - before.count)..<count {
                     guard let element = snapshot.rows.element(atOffset: offset), before[element.value.id] == nil else { continue }
-                    evictable[element.value.id] = Before(position: element.key, offset: offset, entity: nil)
+                    evictable.set(Before(position: element.key, offset: offset, entity: nil), for: element.value.id)
                 }
             }
         }
 
         // Write: the changed rows leave and re-enter, then the cut or the refill.
-        var touched = Array(before.keys)
+        var touched = before.keys
         // A set only for large commits: for the usual few rows, a scan costs less.
         let enteringIDs = entering.count > 8 ? Set(entering.lazy.map(\.id)) : nil
         for id in before.keys where !(enteringIDs?.contains(id) ?? entering.contains { $0.id == id }) { snapshot.remove(id) }

@@ -97,6 +97,12 @@ public struct EntityState: Sendable, Equatable {
         return tables[position].rows(as: E.self)
     }
 
+    /// The table named `name`, erased. O(1).
+    @inlinable
+    func tableStorage(named name: String) -> (any AnyTableStorage)? {
+        schema.positions[name].map { tables[$0] }
+    }
+
     /// The box of the index at `position` of the table named `name`. O(1).
     @inlinable
     func indexBox(named name: String, at position: Int) -> IndexBoxBase? {

@@ -31,18 +31,18 @@ extension TableStorage {
     }
 
     /// A reader of `key`'s group in this table's grouped index of key type `Key` on
-    /// `keyPath` in a state, or nil without one. The index's position is found once, here
-    /// (O(indexes)); the reader then costs one class cast and one lookup (O(1) expected),
-    /// and returns nil for a state whose index at that position is another one.
+    /// `keyPath` in a later version of the table, or nil without one. The index's position
+    /// is found once, here (O(indexes)); the reader then costs one class cast and one
+    /// lookup (O(1) expected), and returns nil for a table whose index at that position is
+    /// another one.
     @inlinable
     func groupReader<Key: Hashable & Sendable>(
         _ key: Key, for keyPath: AnyKeyPath
-    ) -> (@Sendable (EntityState) -> SortedMap<UInt64, E.ID>?)? {
+    ) -> (@Sendable (any AnyTableStorage) -> SortedMap<UInt64, E.ID>?)? {
         guard let position = indexes.indices.first(where: { isIndex($0, on: keyPath) && indexes[$0] is IndexBox<GroupedIndex<E, Key>> })
         else { return nil }
-        let table = name
-        return { state in
-            guard let box = state.indexBox(named: table, at: position) as? IndexBox<GroupedIndex<E, Key>> else { return nil }
+        return { table in
+            guard let box = table.indexBox(at: position) as? IndexBox<GroupedIndex<E, Key>> else { return nil }
             return box.index.groups[key]?.ids ?? SortedMap()
         }
     }

@@ -92,7 +92,7 @@ struct Reading: Entity {
             let state = store.state
             let storage = try #require(state.storage(named: items.name, as: Item.self))
             let reader = try #require(storage.groupReader(1, for: \Item.group))
-            return reader(state)
+            return reader(storage)
         }
         #expect(try (live.value.storage as? IndexedGroupRows<Item>)?.group.root === indexGroup()?.root)
         try store.write { tx in
