@@ -118,13 +118,17 @@ public final class EntityStore: Sendable {
     }
 
     /// Replaces every table with those of `newState` (a restore), as one commit that
-    /// every derived value re-reads. `newState` must follow the same schema.
+    /// every derived value re-reads. `newState` must follow the same schema: the same
+    /// tables in the same order, holding the same entity types, with the same indexes and
+    /// relations (live queries and derived values read it as the schema they were made for).
     /// Returns the revision the new state took.
-    /// - Throws: ``EntityStoreError/invalidSchema(_:)`` if its tables differ from the schema's.
+    /// - Throws: ``EntityStoreError/invalidSchema(_:)`` naming the first difference if its
+    ///   schema differs from the store's.
+    /// - Complexity: O(tables + indexes) to check, plus re-reading every derived value.
     @discardableResult
     public func replaceAll(with newState: EntityState, name: String = "replaceAll") throws -> UInt64 {
-        guard newState.tableNames == state.tableNames else {
-            throw EntityStoreError.invalidSchema("the new state's tables \(newState.tableNames) differ from the store's \(state.tableNames)")
+        if let difference = state.schema.difference(from: newState.schema) {
+            throw EntityStoreError.invalidSchema("the new state's schema differs from the store's: \(difference)")
         }
         return try core.commit(name) { (state: inout EntityState) -> UInt64 in
             var next = newState

@@ -120,9 +120,12 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
     @inlinable
     mutating func fill(from storage: TableStorage<E>) {
         groups = [:]
-        let qualifies = qualifies
+        let qualifies = qualifies, key = key
         func add(_ row: Row<E>) {
-            if qualifies(row.value) { insert(row.value) }
+            // A key unequal to itself (NaN) forms no group.
+            guard qualifies(row.value) else { return }
+            let group = key(row.value)
+            if group == group { groups[group, default: Group()].add(value(row.value)) }
         }
         if let candidates = candidates?(storage) {
             for id in candidates { if let row = storage.rows[id] { add(row) } }
@@ -135,11 +138,6 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
     }
 
     @inlinable
-    mutating func insert(_ entity: E) {
-        groups[key(entity), default: Group()].add(value(entity))
-    }
-
-    @inlinable
     mutating func apply(_ commit: DeliveredCommit) -> GroupDiff<Key, Value>? {
         if commit.replacesAll {
             guard let storage = commit.current.storage(named: table, as: E.self) else { return nil }
@@ -149,6 +147,13 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         }
         guard let table = commit.table(table, as: E.self) else { return nil }
         let key = key, value = value, qualifies = qualifies
+        /// The group of a row: nil when it does not qualify, or when its key is unequal to
+        /// itself (a NaN equals no group, not even its own).
+        func group(of entity: E) -> Key? {
+            guard qualifies(entity) else { return nil }
+            let group = key(entity)
+            return group == group ? group : nil
+        }
         // Each touched group with its aggregates before and after the commit, in a small
         // array searched linearly (a commit touches a group or two); indexed by key once
         // large.
@@ -183,8 +188,7 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         }
         for update in table.updated {
             let old = update.previous, new = update.row.value
-            let oldGroup = qualifies(old) ? key(old) : nil
-            let newGroup = qualifies(new) ? key(new) : nil
+            let oldGroup = group(of: old), newGroup = group(of: new)
             if let oldGroup, oldGroup == newGroup {
                 change(oldGroup, leaving: value(old), entering: value(new))
                 continue
@@ -192,8 +196,12 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             if let oldGroup { change(oldGroup, leaving: value(old), entering: nil) }
             if let newGroup { change(newGroup, leaving: nil, entering: value(new)) }
         }
-        for old in table.removed.values where qualifies(old) { change(key(old), leaving: value(old), entering: nil) }
-        for row in table.inserted where qualifies(row.value) { change(key(row.value), leaving: nil, entering: value(row.value)) }
+        for old in table.removed.values {
+            if let oldGroup = group(of: old) { change(oldGroup, leaving: value(old), entering: nil) }
+        }
+        for row in table.inserted {
+            if let newGroup = group(of: row.value) { change(newGroup, leaving: nil, entering: value(row.value)) }
+        }
 
         var changed: [GroupDiff<Key, Value>.Change] = []
         for group in touched where group.new != group.old {
@@ -238,7 +246,9 @@ public typealias LiveGroups<Key: Hashable & Sendable, Value: LiveAggregatable> =
 extension EntityStore {
     /// Starts a live group-by over the rows of `query` (its source and filters; order and
     /// limit do not apply): per value of `key`, the count, sum, minimum, maximum and
-    /// average of `value`, with the changed groups after each commit.
+    /// average of `value`, with the changed groups after each commit. A row whose key is
+    /// unequal to itself (a NaN key) belongs to no group, as in
+    /// ``Query/aggregates(groupedBy:of:)``.
     ///
     /// An equality query wakes only for its key (as ``live(_:)->LiveList<E>``); others for their table.
     /// - Complexity: O(n log d) to create over n rows (the source's index candidates when

@@ -68,7 +68,9 @@ extension Query {
     /// of `value` over the matches (offset and limit ignored): the same aggregates, summed
     /// the same way, as a live group-by (``EntityStore/live(_:groupedBy:aggregating:)``)
     /// keeps. Integer sums wrap instead of trapping; floating-point sums are compensated,
-    /// a NaN makes its group's sum NaN and is left out of its minimum and maximum.
+    /// a NaN makes its group's sum NaN and is left out of its minimum and maximum. A row
+    /// whose key is unequal to itself (a NaN key) belongs to no group: a NaN equals no
+    /// key, not even another NaN, so its group could never be looked up or followed.
     /// - Complexity: O(m) over the m matches, streamed from the query's source, plus
     ///   O(log d) per match for a group of d distinct values.
     public func aggregates<Key: Hashable & Sendable, Value: LiveAggregatable>(
@@ -76,7 +78,11 @@ extension Query {
     ) -> [Key: GroupAggregate<Value>] {
         let readKey = fieldReader(key), readValue = fieldReader(value)
         var groups: [Key: GroupEngine<E, Key, Value>.Group] = [:]
-        unpaged.forEachUnorderedMatch { entity in groups[readKey(entity), default: .init()].add(readValue(entity)) }
+        unpaged.forEachUnorderedMatch { entity in
+            // A key unequal to itself (NaN) forms no group, as in a live group-by.
+            let key = readKey(entity)
+            if key == key { groups[key, default: .init()].add(readValue(entity)) }
+        }
         var result: [Key: GroupAggregate<Value>] = [:]
         result.reserveCapacity(groups.count)
         for (key, group) in groups { result[key] = group.aggregate }

@@ -62,6 +62,29 @@ public struct Schema: Sendable {
     public func table(named name: String) -> (any AnyTable)? {
         positions[name].map { tables[$0] }
     }
+
+    /// The first way `other` declares its tables differently (names and order, entity
+    /// types, indexes, relations and their delete rules), or nil when it declares the same
+    /// ones. O(tables + indexes + relations).
+    func difference(from other: Schema) -> String? {
+        let names = tables.map(\.name), otherNames = other.tables.map(\.name)
+        guard names == otherNames else { return "tables \(otherNames) differ from \(names)" }
+        for (table, otherTable) in zip(operations, other.operations) {
+            if type(of: table) != type(of: otherTable) {
+                return "table '\(table.name)' holds \(type(of: otherTable)) instead of \(type(of: table))"
+            }
+            if table.indexDescriptions != otherTable.indexDescriptions {
+                return "table '\(table.name)' has indexes \(otherTable.indexDescriptions.map(\.name)) instead of \(table.indexDescriptions.map(\.name))"
+            }
+            func relations(_ ops: any TableOperations) -> [String] {
+                ops.relationRules.map { "\($0.field) -> \($0.targetTable) (\($0.deleteRule.rawValue))" }
+            }
+            if relations(table) != relations(otherTable) {
+                return "table '\(table.name)' has relations \(relations(otherTable)) instead of \(relations(table))"
+            }
+        }
+        return nil
+    }
 }
 
 /// Collects the tables of a ``Schema`` written one per line.
