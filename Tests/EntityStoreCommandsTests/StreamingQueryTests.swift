@@ -6,8 +6,8 @@ import Testing
 extension LongRunning {
     @Suite("Records in id order stream from the snapshot")
     struct StreamingQueryTests {
-        /// Rows of about 4 KB: 120 MB of records, more than twice that to hold them all.
-        static let rows = LongRunning.isSanitized ? 5_000 : 30_000
+        /// Rows of about 4 KB: 80 MB of records, twice the memory bound to hold them all.
+        static let rows = LongRunning.isSanitized ? 5_000 : 20_000
 
         /// A snapshot of `rows` records, written by the library and grown in SQL.
         private func bigSnapshot(_ scratch: Scratch) throws -> String {

@@ -14,6 +14,11 @@ import StoreCore
 final class DeliveredCommit {
     /// The transition being delivered.
     @usableFromInline let changes: Changes<EntityState>
+    /// The store version of the commit (``StoreCore/Changes/version``) and the revision
+    /// of the state after it, kept apart: reading them through `changes` copies the states
+    /// (a retain of each of their parts) at every woken watcher.
+    @usableFromInline let version: UInt64
+    @usableFromInline let revision: UInt64
     /// Whether the change set does not say what changed: a restore, or a raw core commit
     /// to a state its change set does not lead from (an undo). Every watcher then
     /// re-evaluates from the state.
@@ -42,6 +47,8 @@ final class DeliveredCommit {
     @usableFromInline
     init(_ changes: Changes<EntityState>) {
         self.changes = changes
+        self.version = changes.version
+        self.revision = changes.current.revision
         let changeSet = changes.current.changeSet
         self.replacesAll = changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous)
         // A table is read only when it changed, so it has a slot.

@@ -185,9 +185,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
         let update = inner.withLock { inner -> Update? in
-            guard commit.changes.version > inner.version else { return nil }
-            inner.version = commit.changes.version
-            inner.revision = commit.current.revision
+            guard commit.version > inner.version else { return nil }
+            inner.version = commit.version
+            inner.revision = commit.revision
             let old = inner.value
             guard let new = recompute(commit, old) else { return nil }
             inner.recomputations += 1

@@ -266,7 +266,7 @@ extension EntityStore {
                 initialDiff: { values in GroupEngine<E, Key, Value>.diff(from: GroupValues(), to: values) ?? GroupDiff() },
                 step: { commit in
                     engine.withLock { engine in
-                        engine.apply(commit).map { LiveGroups<Key, Value>.Update(value: engine.values, diff: $0, revision: commit.current.revision) }
+                        engine.apply(commit).map { LiveGroups<Key, Value>.Update(value: engine.values, diff: $0, revision: commit.revision) }
                     }
                 })
         }

@@ -192,9 +192,9 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
         let delivery = inner.withLock { inner -> Delivery? in
-            guard commit.changes.version > inner.version else { return nil }
-            inner.version = commit.changes.version
-            inner.revision = commit.current.revision
+            guard commit.version > inner.version else { return nil }
+            inner.version = commit.version
+            inner.revision = commit.revision
             inner.wakeups += 1
             guard let update = step(commit) else { return nil }
             return Delivery(update: update, observers: inner.observers)

@@ -227,7 +227,7 @@ extension EntityStore {
                 },
                 step: { commit in
                     locked.withLock { engine in
-                        engine.apply(commit).map { LiveJoin<E, T>.Update(value: engine.value, diff: $0, revision: commit.current.revision) }
+                        engine.apply(commit).map { LiveJoin<E, T>.Update(value: engine.value, diff: $0, revision: commit.revision) }
                     }
                 })
             return JoinBuild(live: live, ids: ids)

@@ -22,7 +22,7 @@ struct RowEngineHandle<E: Entity>: Sendable {
         rows = { engine.withLock { $0.rows } }
         apply = { commit in engine.withLock { $0.apply(commit) } }
         update = { commit in
-            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.current.revision) } }
+            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.revision) } }
         }
     }
 
@@ -32,7 +32,7 @@ struct RowEngineHandle<E: Entity>: Sendable {
         rows = { engine.withLock { $0.rows } }
         apply = { commit in engine.withLock { $0.apply(commit) } }
         update = { commit in
-            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.current.revision) } }
+            engine.withLock { engine in engine.apply(commit).map { LiveUpdate(value: engine.rows, diff: $0, revision: commit.revision) } }
         }
     }
 }
