@@ -184,7 +184,8 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// at or below the store version the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
-        let update = inner.withLock { inner -> Update? in
+        // Unwrapped as it is returned, so the update is moved out of its optional, not copied.
+        guard let update = inner.withLock({ inner -> Update? in
             guard commit.version > inner.version else { return nil }
             inner.version = commit.version
             inner.revision = commit.revision
@@ -195,8 +196,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             inner.value = new
             let observers = inner.observers.isEmpty ? [] : inner.observers.sorted { $0.key < $1.key }.map { $0.value }
             return Update(old: old, new: new, observers: observers)
-        }
-        guard let update else { return }
+        }) else { return }
         // Outside the lock: an observation's `onChange` may read the value (the new one).
         if valueWasRead.load(ordering: .sequentiallyConsistent) { registrar.withMutation(of: self, keyPath: valueKeyPath) {} }
         for entry in update.observers where entry.status.isActive {

@@ -23,11 +23,14 @@ struct ChangedKeyReader: Sendable {
     init<E: Entity, Key: Hashable & Sendable>(_ key: @escaping @Sendable (E) -> Key) {
         appendChangedKeys = { commit, table, keys in
             guard let changed = commit.table(table, as: E.self) else { return }
-            for row in changed.inserted { keys.append(WatchKey(key(row.value))) }
-            for update in changed.updated {
-                let before = key(update.previous)
+            // By index: the field is read from the element in place, where a `for-in`
+            // copies each element out (a retain of every reference it holds) first.
+            let inserted = changed.inserted, updated = changed.updated
+            for index in inserted.indices { keys.append(WatchKey(key(inserted[index].value))) }
+            for index in updated.indices {
+                let before = key(updated[index].previous)
                 keys.append(WatchKey(before))
-                let after = key(update.row.value)
+                let after = key(updated[index].row.value)
                 if after != before { keys.append(WatchKey(after)) }
             }
             for old in changed.removed.values { keys.append(WatchKey(key(old))) }

@@ -186,21 +186,23 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             note(group, old: old, new: new)
             if new == nil { groups.remove(at: index) }
         }
-        for update in table.updated {
-            let old = update.previous, new = update.row.value
-            let oldGroup = group(of: old), newGroup = group(of: new)
+        // By index: fields are read from each element in place, where a `for-in` copies
+        // each element out (a retain of every reference it holds) first.
+        let updated = table.updated, inserted = table.inserted
+        for index in updated.indices {
+            let oldGroup = group(of: updated[index].previous), newGroup = group(of: updated[index].row.value)
             if let oldGroup, oldGroup == newGroup {
-                change(oldGroup, leaving: value(old), entering: value(new))
+                change(oldGroup, leaving: value(updated[index].previous), entering: value(updated[index].row.value))
                 continue
             }
-            if let oldGroup { change(oldGroup, leaving: value(old), entering: nil) }
-            if let newGroup { change(newGroup, leaving: nil, entering: value(new)) }
+            if let oldGroup { change(oldGroup, leaving: value(updated[index].previous), entering: nil) }
+            if let newGroup { change(newGroup, leaving: nil, entering: value(updated[index].row.value)) }
         }
         for old in table.removed.values {
             if let oldGroup = group(of: old) { change(oldGroup, leaving: value(old), entering: nil) }
         }
-        for row in table.inserted {
-            if let newGroup = group(of: row.value) { change(newGroup, leaving: nil, entering: value(row.value)) }
+        for index in inserted.indices {
+            if let newGroup = group(of: inserted[index].value) { change(newGroup, leaving: nil, entering: value(inserted[index].value)) }
         }
 
         var changed: [GroupDiff<Key, Value>.Change] = []

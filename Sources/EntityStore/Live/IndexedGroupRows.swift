@@ -114,28 +114,35 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
             if let sequence, let found = old.group.offsetAndValue(of: sequence), found.value == id { return (found.offset, sequence) }
             return old.member(id).map { ($0.offset, $0.row.sequence) }
         }
-        /// Compares the place of the changed row `id` (`row` after the commit, nil when
-        /// removed) in the old and new group.
-        func compare(_ id: E.ID, row: Row<E>?, previous: E?) {
-            let after = row.flatMap { row in new.offset(of: row).map { (offset: $0, row: row) } }
-            let before = previous.flatMap { oldPlace(id, previous: $0, sequence: row?.sequence) }
-            guard let after else {
+        /// Compares the place of an updated row (`previous` before the commit, `row` after)
+        /// in the old and new group.
+        func compare(previous: E, row: Row<E>) {
+            let id = row.value.id
+            let before = oldPlace(id, previous: previous, sequence: row.sequence)
+            guard let offset = new.offset(of: row) else {
                 if let before { removed.append(.init(offset: before.offset, id: id)) }
                 return
             }
-            guard let before, let previous else {
-                inserted.append(.init(offset: after.offset, entity: after.row.value))
+            guard let before else {
+                inserted.append(.init(offset: offset, entity: row.value))
                 return
             }
-            if before.sequence != after.row.sequence {
-                moved.append(.init(from: before.offset, to: after.offset, entity: after.row.value))
-            } else if previous != after.row.value {
-                updated.append(.init(offset: after.offset, entity: after.row.value))
+            if before.sequence != row.sequence {
+                moved.append(.init(from: before.offset, to: offset, entity: row.value))
+            } else if previous != row.value {
+                updated.append(.init(offset: offset, entity: row.value))
             }
         }
-        for update in changed.updated { compare(update.row.value.id, row: update.row, previous: update.previous) }
-        for (id, previous) in changed.removed { compare(id, row: nil, previous: previous) }
-        for row in changed.inserted { compare(row.value.id, row: row, previous: nil) }
+        // By index: an element's fields are read in place, where a `for-in` copies each
+        // element out (a retain of every reference it holds) first.
+        let changedRows = changed.updated, insertedRows = changed.inserted
+        for index in changedRows.indices { compare(previous: changedRows[index].previous, row: changedRows[index].row) }
+        for (id, previous) in changed.removed {
+            if let before = oldPlace(id, previous: previous, sequence: nil) { removed.append(.init(offset: before.offset, id: id)) }
+        }
+        for index in insertedRows.indices {
+            if let offset = new.offset(of: insertedRows[index]) { inserted.append(.init(offset: offset, entity: insertedRows[index].value)) }
+        }
         if removed.isEmpty, inserted.isEmpty, updated.isEmpty, moved.isEmpty { return nil }
         if removed.count > 1 { removed.sort { $0.offset < $1.offset } }
         if inserted.count > 1 { inserted.sort { $0.offset < $1.offset } }

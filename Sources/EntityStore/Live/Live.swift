@@ -191,15 +191,17 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// or below the store version the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
-        let delivery = inner.withLock { inner -> Delivery? in
+        // Unwrapped as it is returned, the delivery is moved out of its optional; kept in
+        // a variable first, it would be copied out (a retain of each part) and both copies
+        // destroyed, at every wake.
+        guard let delivery = inner.withLock({ inner -> Delivery? in
             guard commit.version > inner.version else { return nil }
             inner.version = commit.version
             inner.revision = commit.revision
             inner.wakeups += 1
             guard let update = step(commit) else { return nil }
             return Delivery(update: update, observers: inner.observers)
-        }
-        guard let delivery else { return }
+        }) else { return }
         // Observation's change notification runs outside the lock: an `onChange` may read
         // the value (it then sees the new one).
         if valueWasRead.load(ordering: .sequentiallyConsistent) { registrar.withMutation(of: self, keyPath: valueKeyPath) {} }

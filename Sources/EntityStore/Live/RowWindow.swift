@@ -196,7 +196,10 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
             else { return }
             before.set(Before(position: position, offset: offset, entity: entity), for: id)
         }
-        for update in changed.updated { record(update.row.value.id) }
+        // By index: an element's fields are read in place, where a `for-in` copies each
+        // element out (a retain of every reference it holds) first.
+        let changedRows = changed.updated, insertedRows = changed.inserted
+        for index in changedRows.indices { record(changedRows[index].row.value.id) }
         for id in changed.removed.keys { record(id) }
         var entering: [Entering] = []
         func consider(_ row: Row<E>) {
@@ -205,8 +208,8 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
             if let boundary, !(position <= boundary) { return }
             entering.append(Entering(id: row.value.id, position: position, entity: row.value))
         }
-        for update in changed.updated { consider(update.row) }
-        for row in changed.inserted { consider(row) }
+        for index in changedRows.indices { consider(changedRows[index].row) }
+        for index in insertedRows.indices { consider(insertedRows[index]) }
         // An unchanged row a cut evicts is among the old rows' last `cuts + before.count`
         // (only changed rows and rows cut with it can follow it): their old offsets are
         // read now, while the old rows are still there.
