@@ -16,7 +16,7 @@ extension LongRunning {
                 try #require(first.status == 0, "\(first)")
                 let original = try scratch.read("s.sqlite")
 
-                let (big, _) = generatedInput(records: 400_000)
+                let (big, _) = generatedInput(records: 100_000)
                 let bigInput = try scratch.write("big.json", big)
                 let child = try start(Tool.entityStore, ["import", bigInput, "--output", snapshot, "--force", "--quiet"])
                 // Wait until the snapshot writer has created its temporary file, then kill.

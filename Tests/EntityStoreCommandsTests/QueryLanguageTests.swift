@@ -157,6 +157,23 @@ struct QueryLanguageTests {
         #expect(long.split(separator: "\n")[2] == String(repeating: "語", count: 19) + "…")
     }
 
+    /// A cell escapes and measures only the head of a long value, and shows exactly what
+    /// escaping and cutting the whole value shows: at the lookahead's edge, with escapes
+    /// followed by combining marks, wide characters and flags, and for a 100 KB string.
+    @Test func longCellsAreCutAsTheirWholeTextWouldBe() {
+        func wholeCut(_ text: String) -> String { RowPrinter.cut(Echo.escaped(text)) }
+        let pieces = ["a", "語", "\u{1B}", "\u{1B}\u{301}", "e\u{301}", "\r\n", "\t", "🇫🇷", "\u{202E}", "👩‍👩‍👧", "\u{7F}"]
+        var generator = SystemRandomNumberGenerator()
+        var texts = [String(repeating: "x", count: 100_000), String(repeating: "\u{1B}\u{301}", count: 100)]
+        for length in [0, 1, 39, 40, 41, 79, 80, 81, 82, 200] {
+            texts.append(String(repeating: "y", count: length))
+            for _ in 0..<20 { texts.append((0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()) }
+        }
+        for text in texts {
+            #expect(RowPrinter.cell(.string(text)) == wholeCut(text), "\(Array(text.unicodeScalars.prefix(90)))")
+        }
+    }
+
     /// The snapshot is plain SQL: the sqlite3 shell answers a range query on a column with
     /// nulls correctly. `export --table` reads one table and gives what a full export does.
     @Test func sqliteAnswersAndExportReadsOneTable() throws {

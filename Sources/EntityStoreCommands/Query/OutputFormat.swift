@@ -45,15 +45,23 @@ struct RowPrinter {
     }
 
     /// A value as a table cell: strings bare, null as `null`, control characters escaped,
-    /// at most 40 characters.
+    /// at most 40 columns. A string is escaped and measured only as far as a cell can show
+    /// (`cellLookahead` characters), so a 4 KB string costs what a short one does.
     static func cell(_ value: JSONValue) -> String {
         let text = if case .string(let string) = value { string } else { value.serialized() }
-        return cut(Echo.escaped(text))
+        let head = text.prefix(cellLookahead)
+        return cut(Echo.escaped(String(head)), longer: head.endIndex != text.endIndex)
     }
 
-    /// At most 40 columns of screen.
-    static func cut(_ text: String) -> String {
-        guard width(text) > 40 else { return text }
+    /// How many characters of a value a cell escapes and measures: every character takes
+    /// at least one column, so 40 would do; the slack covers escapes that join the
+    /// characters after them into one grapheme (a combining mark after `\u{1B}`).
+    private static let cellLookahead = 80
+
+    /// At most 40 columns of screen, cut with "…" when wider or when `longer` says the
+    /// text was already shortened.
+    static func cut(_ text: String, longer: Bool = false) -> String {
+        guard longer || width(text) > 40 else { return text }
         var kept = "", used = 0
         for character in text {
             let next = width(of: character)
@@ -72,13 +80,15 @@ struct RowPrinter {
 
     private static func width(of character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first?.value, scalar >= 0x1100 else { return 1 }
-        let wide: [ClosedRange<UInt32>] = [
-            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
-            0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD,
-        ]
-        return wide.contains { $0.contains(scalar) } ? 2 : 1
+        return wideScalars.contains { $0.contains(scalar) } ? 2 : 1
     }
+
+    /// The scalars that start a character two columns wide.
+    private static let wideScalars: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+        0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+    ]
 }
 
 extension String {
