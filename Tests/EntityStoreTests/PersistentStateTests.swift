@@ -79,9 +79,13 @@ fileprivate struct BooksModel {
                 }
             }
             let state = lib.store.state
-            let problems = state.invariantViolations()
-            #expect(problems.isEmpty, "step \(step): \(problems.prefix(3))")
-            if !problems.isEmpty { return }
+            // The full invariant walk is O(rows); every sixth step (and each check below)
+            // keeps the test at a few seconds in debug builds.
+            if step % 6 == 0 {
+                let problems = state.invariantViolations()
+                #expect(problems.isEmpty, "step \(step): \(problems.prefix(3))")
+                if !problems.isEmpty { return }
+            }
             #expect(state[lib.books].count == model.books.count)
             if let probe = model.books.randomElement(using: &rng) { #expect(state[lib.books].find(probe.id) == probe) }
 
