@@ -223,26 +223,12 @@ struct AdversarialReading: Entity {
                     for _ in 0..<Int.random(in: 1..<4, using: &random) { try store.write { try randomWrite($0) } }
                 }
             case 6:
-                // A raw core commit to an earlier state (an undo).
-                if let earlier = history.randomElement(using: &random) {
-                    try store.core.commit("undo") { (state: inout EntityState) in state = earlier }
-                }
+                if let earlier = history.randomElement(using: &random) { try store.jump(to: earlier) }
             case 7:
-                // Undo one step, then redo it: the redo's change set leads from the undone
-                // state, so it is applied incrementally.
-                if history.count >= 2 {
-                    let last = history[history.count - 1], before = history[history.count - 2]
-                    try store.core.commit("undo") { (state: inout EntityState) in state = before }
-                    try store.core.commit("redo") { (state: inout EntityState) in state = last }
-                }
+                try store.undoAndRedo(history)
             case 8:
-                // A batch with a raw core commit inside.
                 if let earlier = history.randomElement(using: &random) {
-                    try store.batch {
-                        try store.write { try randomWrite($0) }
-                        try store.core.commit("undo") { (state: inout EntityState) in state = earlier }
-                        try store.write { try randomWrite($0) }
-                    }
+                    try store.batch(jumpingTo: earlier) { try store.write { try randomWrite($0) } }
                 }
             case 9..<12:
                 try store.write { tx in for _ in 0..<Int.random(in: 2..<10, using: &random) { try randomWrite(tx) } }
@@ -337,22 +323,12 @@ struct AdversarialReading: Entity {
         for step in 0..<150 {
             switch Int.random(in: 0..<16, using: &random) {
             case 0, 1:
-                if let earlier = history.randomElement(using: &random) {
-                    try store.core.commit("jump") { (state: inout EntityState) in state = earlier }
-                }
+                if let earlier = history.randomElement(using: &random) { try store.jump(to: earlier) }
             case 2, 3:
-                if history.count >= 2 {
-                    let last = history[history.count - 1], before = history[history.count - 2]
-                    try store.core.commit("undo") { (state: inout EntityState) in state = before }
-                    try store.core.commit("redo") { (state: inout EntityState) in state = last }
-                }
+                try store.undoAndRedo(history)
             case 4:
                 if let earlier = history.randomElement(using: &random) {
-                    try store.batch {
-                        try store.write { try randomWrite($0) }
-                        try store.core.commit("jump") { (state: inout EntityState) in state = earlier }
-                        try store.write { try randomWrite($0) }
-                    }
+                    try store.batch(jumpingTo: earlier) { try store.write { try randomWrite($0) } }
                 }
             case 5..<8:
                 try store.batch {
@@ -599,5 +575,32 @@ struct AdversarialReading: Entity {
         try same.write { tx in try tx[Table<Item>("items")].insert(Item(id: 7, group: 1, score: 3, tag: 0)) }
         try store.replaceAll(with: same.state)
         #expect(Array(itemGroup.value) == [Item(id: 7, group: 1, score: 3, tag: 0)])
+    }
+}
+
+/// The raw core commits of an app's undo history, which live queries must follow like any
+/// other commit.
+extension EntityStore {
+    /// Sets the state back to `earlier` through a raw core commit (an undo).
+    fileprivate func jump(to earlier: EntityState) throws {
+        try core.commit("jump") { (state: inout EntityState) in state = earlier }
+    }
+
+    /// Undoes the last state of `history`, then redoes it: the redo's change set leads
+    /// from the undone state, so it is applied incrementally. Nothing with fewer than two.
+    fileprivate func undoAndRedo(_ history: [EntityState]) throws {
+        guard history.count >= 2 else { return }
+        let last = history[history.count - 1], before = history[history.count - 2]
+        try core.commit("undo") { (state: inout EntityState) in state = before }
+        try core.commit("redo") { (state: inout EntityState) in state = last }
+    }
+
+    /// A batch with a raw jump to `earlier` between two calls of `write`.
+    fileprivate func batch(jumpingTo earlier: EntityState, around write: () throws -> Void) throws {
+        try batch {
+            try write()
+            try jump(to: earlier)
+            try write()
+        }
     }
 }
