@@ -185,4 +185,38 @@ struct DynamicRoundTripTests {
             }
         }
     }
+
+    /// SQLite ignores ASCII case in column names: fields that differ only in case are
+    /// refused, naming both, whether they meet in one row or in rows far apart; a row of
+    /// 1,500 distinct fields saves and comes back whole.
+    @Test("fields differing only in case are refused, naming both; distinct fields are not")
+    func fieldsDifferingOnlyInCase() throws {
+        let cased = Table<DynamicRecord>("cased")
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("cased.sqlite").path
+            for rows in [
+                [DynamicRecord(id: 1, fields: ["Name": "a", "name": "b"])],
+                [DynamicRecord(id: 1, fields: ["Name": "a"])] + (2..<300).map { DynamicRecord(id: .integer(Int64($0)), fields: ["x": 1]) }
+                    + [DynamicRecord(id: 300, fields: ["NAME": "c"])],
+            ] {
+                let store = EntityStore(schema: try Schema { cased })
+                try store.write { tx in try tx[cased].insert(contentsOf: rows) }
+                let error = #expect(throws: SnapshotError.self) { try store.snapshot(to: path) }
+                guard case .encodingFailed(let table, let detail)? = error else {
+                    Issue.record("expected encodingFailed, got \(String(describing: error))")
+                    continue
+                }
+                #expect(table == "cased")
+                #expect(detail.contains("differ only in case"), "\(detail)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            }
+
+            let wide = EntityStore(schema: try Schema { cased })
+            var fields: [String: JSONValue] = [:]
+            for n in 0..<1_500 { fields["field\(n)"] = .integer(Int64(n)) }
+            try wide.write { tx in try tx[cased].insert(DynamicRecord(id: 1, fields: fields)) }
+            try wide.snapshot(to: path)
+            #expect(try EntityStore.restoringDynamic(from: path).state[cased].find(1)?.fields.count == 1_500)
+        }
+    }
 }
