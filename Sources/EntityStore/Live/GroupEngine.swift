@@ -154,21 +154,14 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
             let group = key(entity)
             return group == group ? group : nil
         }
-        // Each touched group with its aggregates before and after the commit, in a small
-        // array searched linearly (a commit touches a group or two); indexed by key once
-        // large.
-        var touched: [Touched] = []
-        var touchedIndex: [Key: Int]?
+        // Each touched group with its aggregates before and after the commit (a commit
+        // touches a group or two).
+        var touched = SmallMap<Key, Touched>()
         func note(_ group: Key, old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
-            if let position = touchedIndex.map({ $0[group] }) ?? touched.firstIndex(where: { $0.key == group }) {
-                touched[position].new = new
-                return
-            }
-            touched.append(Touched(key: group, old: old, new: new))
-            if touchedIndex != nil {
-                touchedIndex?[group] = touched.count - 1
-            } else if touched.count > 8 {
-                touchedIndex = Dictionary(uniqueKeysWithValues: touched.indices.map { (touched[$0].key, $0) })
+            if let position = touched.position(of: group) {
+                touched.values[position].new = new
+            } else {
+                touched.set(Touched(old: old, new: new), for: group)
             }
         }
         /// Takes `leaving` out of `group` and puts `entering` in: one lookup, and the group
@@ -206,23 +199,21 @@ struct GroupEngine<E: Entity, Key: Hashable & Sendable, Value: LiveAggregatable>
         }
 
         var changed: [GroupDiff<Key, Value>.Change] = []
-        for group in touched where group.new != group.old {
-            values.groups[group.key] = group.new
-            changed.append(.init(key: group.key, old: group.old, new: group.new))
+        for (group, aggregates) in zip(touched.keys, touched.values) where aggregates.new != aggregates.old {
+            values.groups[group] = aggregates.new
+            changed.append(.init(key: group, old: aggregates.old, new: aggregates.new))
         }
         return changed.isEmpty ? nil : GroupDiff(changes: changed)
     }
 
-    /// A group a commit touched, with its aggregates before and after.
+    /// A touched group's aggregates before and after a commit.
     @usableFromInline
     struct Touched {
-        @usableFromInline let key: Key
         @usableFromInline let old: GroupAggregate<Value>?
         @usableFromInline var new: GroupAggregate<Value>?
 
         @inlinable
-        init(key: Key, old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
-            self.key = key
+        init(old: GroupAggregate<Value>?, new: GroupAggregate<Value>?) {
             self.old = old
             self.new = new
         }

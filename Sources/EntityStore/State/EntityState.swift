@@ -102,13 +102,6 @@ public struct EntityState: Sendable, Equatable {
     func tableStorage(named name: String) -> (any AnyTableStorage)? {
         schema.positions[name].map { tables[$0] }
     }
-
-    /// The box of the index at `position` of the table named `name`. O(1).
-    @inlinable
-    func indexBox(named name: String, at position: Int) -> IndexBoxBase? {
-        guard let table = schema.positions[name] else { return nil }
-        return tables[table].indexBox(at: position)
-    }
 }
 
 extension EntityState {
