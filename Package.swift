@@ -11,8 +11,9 @@ let strictSettings: [SwiftSetting] = [
 // Dependency direction is one way:
 // entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
 // CSQLite and CSQLiteFaults are imported by EntityStoreSQLite only.
-// EntityStorePostgres (EntityStore -> StoreCore, and postgres-nio) is compiled only with
-// the `PostgreSQL` trait: without it the module is empty and swift-nio is never built.
+// EntityStorePostgres (EntityStore -> StoreCore, and the system libpq through CLibPQ) is
+// compiled only with the `PostgreSQL` trait: without it the module is empty and libpq is
+// neither needed nor linked.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
@@ -29,12 +30,11 @@ let package = Package(
     traits: [
         .trait(
             name: "PostgreSQL",
-            description: "EntityStorePostgres and the entity-store push, pull and inspect commands for PostgreSQL (builds swift-nio)"),
+            description: "EntityStorePostgres and the entity-store push, pull and inspect commands for PostgreSQL (links the system libpq)"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "StoreCore", swiftSettings: strictSettings),
@@ -43,6 +43,9 @@ let package = Package(
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq, PostgreSQL's own client library: imported by EntityStorePostgres only, and
+        // only with the `PostgreSQL` trait.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // A fault-injecting SQLite VFS for crash and I/O-error tests; inert unless a plan is armed.
         .target(name: "CSQLiteFaults", dependencies: ["CSQLite"]),
         .target(
@@ -58,7 +61,7 @@ let package = Package(
             name: "EntityStorePostgres",
             dependencies: [
                 "EntityStore", "StoreCore",
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: strictSettings),
         .target(

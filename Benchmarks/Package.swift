@@ -10,25 +10,25 @@ let package = Package(
         .executable(name: "entity-store-bench", targets: ["entity-store-bench"]),
     ],
     dependencies: [
-        // The PostgreSQL figures need the library's `PostgreSQL` trait (and so swift-nio).
+        // The PostgreSQL figures need the library's `PostgreSQL` trait (and so libpq).
         .package(name: "EntityStore", path: "..", traits: ["PostgreSQL"]),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "CBenchSupport"),
+        // libpq itself, for the hand-written baselines of the PostgreSQL figures.
+        .systemLibrary(name: "CBenchPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .executableTarget(
             name: "entity-store-bench",
             dependencies: [
-                "CBenchSupport",
+                "CBenchSupport", "CBenchPQ",
                 .product(name: "EntityStore", package: "EntityStore"),
                 .product(name: "StoreCore", package: "EntityStore"),
                 .product(name: "EntityStoreSQLite", package: "EntityStore"),
                 // Only for the figures of what the test helpers cost (TestingFigures.swift).
                 .product(name: "EntityStoreTesting", package: "EntityStore"),
                 .product(name: "EntityStorePostgres", package: "EntityStore"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,7 +7,7 @@
 #
 # The symbol graphs are extracted from the modules of the ordinary debug build with the
 # PostgreSQL trait (`swift test --traits PostgreSQL` builds the same ones), so after the
-# tests this builds nothing: no second build of swift-nio.
+# tests this builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.build-docs/site}

@@ -3,8 +3,8 @@ import Foundation
 
 /// Hands decoded chunks from the task reading rows to the thread building a table.
 ///
-/// Unbounded: the reading side runs on Swift's cooperative threads, which must never
-/// block, so it only appends; the building thread waits on the condition.
+/// Unbounded: the reading side is the connection's thread, which must keep draining the
+/// server, so it only appends; the building thread waits on the condition.
 final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored property is read and written only while
     // `condition` is locked, so the two threads never touch them at once.
@@ -60,16 +60,34 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Runs a blocking body on a thread of its own and returns its result to an async caller.
-enum BlockingThread {
-    static func run<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            let thread = Thread {
-                continuation.resume(with: Result { try body() })
-            }
-            // As deep a stack as the main thread's: building and decoding recurse.
-            thread.stackSize = 8 << 20
-            thread.start()
+/// A body running on a thread of its own, whose result another thread waits for.
+final class JoinableThread<R: Sendable>: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `result` is written once by the thread and read by
+    // `join` only after `condition` says it was, both under the condition's lock.
+    private let condition = NSCondition()
+    private var result: Result<R, any Error>?
+
+    init(name: String, _ body: @escaping @Sendable () throws -> R) {
+        let thread = Thread { [self] in
+            let outcome = Result { try body() }
+            condition.lock()
+            result = outcome
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = name
+        // As deep a stack as the main thread's: building and decoding recurse.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Waits for the body to end and returns what it returned or threw.
+    func join() -> Result<R, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let result { return result }
+            condition.wait()
         }
     }
 }

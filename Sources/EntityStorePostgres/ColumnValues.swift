@@ -41,8 +41,8 @@ public enum PostgresColumnKind: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Whether a SELECT reads the column as text (`::text`): kinds whose binary form
-    /// postgres-nio does not decode into what the row needs.
+    /// Whether a SELECT reads the column as text (`::text`): kinds whose value the codec
+    /// takes as its text (exact decimals, UUIDs, JSON).
     var selectsAsText: Bool {
         switch self {
         case .date, .number, .json, .uuid: return true

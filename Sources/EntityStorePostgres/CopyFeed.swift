@@ -1,12 +1,11 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
 
 /// What the encoding thread of a push hands to the task that runs the `COPY`.
 enum CopyPiece: Sendable {
     /// Whole rows in `COPY` text format, for the columns of the last layout.
-    case rows(ByteBuffer)
+    case rows([UInt8])
     /// The next rows need the table changed first (columns added or retyped): the `COPY`
     /// ends, the changes are made, and a new `COPY` names the layout's columns. Before any
     /// rows, it is the layout the table is created with.
@@ -15,21 +14,16 @@ enum CopyPiece: Sendable {
     case done(WriteLayout)
 }
 
-/// A bounded hand-off of ``CopyPiece``s from one thread, which may block, to one task,
-/// which must not: the thread waits while `capacity` pieces wait; the task suspends while
-/// none does.
-///
-/// The reverse of ``ChunkChannel`` (task to thread, unbounded because a task must never
-/// block on a full channel); here the thread is the side that waits.
+/// A bounded hand-off of ``CopyPiece``s from the encoding thread to the connection's
+/// thread, which sends them: the encoder waits while `capacity` pieces wait; the sender
+/// waits while none does. Both sides are threads of their own, so both may block.
 final class CopyFeed: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored property is read and written only while
-    // `condition` is locked; a waiting continuation is taken out under the lock and
-    // resumed after it is released, exactly once.
+    // `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
     private var pieces: [CopyPiece] = []
     private var head = 0
-    private var waiting: CheckedContinuation<CopyPiece?, any Error>?
     private var finished = false
     private var failure: (any Error)?
     private var cancelled = false
@@ -38,81 +32,56 @@ final class CopyFeed: @unchecked Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Hands over `piece`, waiting while the feed is full; false once the task gave up.
+    /// Hands over `piece`, waiting while the feed is full; false once the sender gave up.
     func send(_ piece: CopyPiece) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
         while pieces.count - head >= capacity && !cancelled { condition.wait() }
-        if cancelled {
-            condition.unlock()
-            return false
-        }
-        if let waiting {
-            self.waiting = nil
-            condition.unlock()
-            waiting.resume(returning: piece)
-            return true
-        }
+        if cancelled { return false }
         pieces.append(piece)
-        condition.unlock()
+        condition.broadcast()
         return true
     }
 
-    /// Ends the feed, with the error that stopped the thread if any.
+    /// Ends the feed, with the error that stopped the encoder if any.
     func finish(throwing error: (any Error)? = nil) {
         condition.lock()
         finished = true
         failure = error
-        let waiting = self.waiting
-        self.waiting = nil
+        condition.broadcast()
         condition.unlock()
-        if let error { waiting?.resume(throwing: error) } else { waiting?.resume(returning: nil) }
     }
 
-    /// Stops the thread at its next `send`, and the task's waiting `next()`.
+    /// Stops the encoder at its next `send`, and the sender's waiting `next()`.
     func cancel() {
         condition.lock()
         cancelled = true
         pieces = []
         head = 0
-        let waiting = self.waiting
-        self.waiting = nil
         condition.broadcast()
         condition.unlock()
-        waiting?.resume(throwing: CancellationError())
     }
 
-    /// The next piece, suspending while none is ready; nil once the feed finished and every
+    /// The next piece, waiting while none is ready; nil once the feed finished and every
     /// piece was taken.
-    /// - Throws: the error the thread finished with, or `CancellationError`.
-    func next() async throws -> CopyPiece? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CopyPiece?, any Error>) in
-                condition.lock()
-                if cancelled {
-                    condition.unlock()
-                    continuation.resume(throwing: CancellationError())
-                } else if head < pieces.count {
-                    let piece = pieces[head]
-                    head += 1
-                    if head == pieces.count {
-                        pieces.removeAll(keepingCapacity: true)
-                        head = 0
-                    }
-                    condition.signal()
-                    condition.unlock()
-                    continuation.resume(returning: piece)
-                } else if finished {
-                    let failure = failure
-                    condition.unlock()
-                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
-                } else {
-                    waiting = continuation
-                    condition.unlock()
-                }
+    /// - Throws: the error the encoder finished with, or `CancellationError` after ``cancel()``.
+    func next() throws -> CopyPiece? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == pieces.count && !finished && !cancelled { condition.wait() }
+        if cancelled { throw CancellationError() }
+        if head < pieces.count {
+            let piece = pieces[head]
+            head += 1
+            if head == pieces.count {
+                pieces.removeAll(keepingCapacity: true)
+                head = 0
             }
-        } onCancel: {
-            cancel()
+            condition.broadcast()
+            return piece
         }
+        if let failure { throw failure }
+        return nil
     }
 }
 
@@ -168,16 +137,16 @@ struct CopyEncoder<E: Entity>: Sendable {
         let encoder = PGRowEncoder()
         var layout = initialLayout
         var row: [PGValue] = []
-        var buffer = ByteBuffer()
+        var buffer: [UInt8] = []
         buffer.reserveCapacity(bytesPerPiece + 4096)
         var first = true
         func send(_ piece: CopyPiece) throws {
             guard feed.send(piece) else { throw CancellationError() }
         }
         func flush() throws {
-            guard buffer.readableBytes > 0 else { return }
+            guard !buffer.isEmpty else { return }
             try send(.rows(buffer))
-            buffer = ByteBuffer()
+            buffer = []
             buffer.reserveCapacity(bytesPerPiece + 4096)
         }
         try bulk.forEach(view) { entity in
@@ -191,7 +160,7 @@ struct CopyEncoder<E: Entity>: Sendable {
             }
             layout.values(fields, into: &row)
             CopyText.appendRow(row, revision: revision, to: &buffer)
-            if buffer.readableBytes >= bytesPerPiece { try flush() }
+            if buffer.count >= bytesPerPiece { try flush() }
         }
         try flush()
         try send(.done(layout))

@@ -102,8 +102,8 @@ public enum PostgresStore {
     /// The metadata of the store in `target`'s schema.
     /// - Complexity: one connection and five small queries.
     public static func metadata(of target: PostgresTarget) async throws(PostgresStoreError) -> PostgresStoreMetadata {
-        try await target.withConnection { connection in
-            try await PostgresStoreMetadata.read(schema: target.schema, connection)
+        try await target.withSession { session in
+            try PostgresStoreMetadata.read(schema: target.schema, session)
         }
     }
 }

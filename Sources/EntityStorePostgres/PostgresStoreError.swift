@@ -1,7 +1,5 @@
 #if PostgreSQL
 import Foundation
-import NIOCore
-import PostgresNIO
 
 /// What can go wrong between a store and PostgreSQL. Every case describes itself in one
 /// line that names the server (never its password) and what to do.
@@ -60,62 +58,24 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     /// Maps any error of a PostgreSQL operation to a one-line error. O(1).
     static func from(_ error: any Error, server: String) -> PostgresStoreError {
         switch error {
-        case let error as PostgresStoreError: return error
-        case let error as PSQLError: return from(error, server: server)
+        case let error as PostgresStoreError:
+            guard case let .server(message, state) = error, let state else { return error }
+            // 28P01 invalid_password, 28000 invalid_authorization_specification.
+            if state == "28P01" || state == "28000" { return .authenticationFailed(server: server, reason: message) }
+            if state == "3D000" { return .connectionFailed(server: server, reason: message) }
+            if state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" {
+                return .connectionLost(server: server, reason: message)
+            }
+            return error
         case is CancellationError: return .connectionLost(server: server, reason: "cancelled")
-        case is ConnectionClosedDuringCopy: return .connectionLost(server: server, reason: "the server closed the connection during COPY")
         default: return .connectionFailed(server: server, reason: oneLine(String(describing: error)))
         }
     }
 
-    private static func from(_ error: PSQLError, server: String) -> PostgresStoreError {
-        switch error.code {
-        case .server:
-            let message = error.serverInfo?[.message] ?? "unknown error"
-            let state = error.serverInfo?[.sqlState]
-            // 28P01 invalid_password, 28000 invalid_authorization_specification.
-            if state == "28P01" || state == "28000" {
-                return .authenticationFailed(server: server, reason: oneLine(message))
-            }
-            if state == "3D000" { return .connectionFailed(server: server, reason: oneLine(message)) }
-            if let state, state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" {
-                return .connectionLost(server: server, reason: oneLine(message))
-            }
-            return .server(message: oneLine(message), sqlState: state)
-        case .sslUnsupported:
-            return .connectionFailed(server: server, reason: "the server does not offer TLS, which sslmode=require demands")
-        case .authMechanismRequiresPassword:
-            return .authenticationFailed(server: server, reason: "the server asks for a password and none was given (PGPASSWORD or the URL)")
-        case .unsupportedAuthMechanism:
-            return .authenticationFailed(server: server, reason: "the server asks for an authentication method this client does not support")
-        case .saslError:
-            return .authenticationFailed(server: server, reason: "password authentication failed")
-        case .connectionError:
-            return .connectionFailed(server: server, reason: describe(underlying: error.underlying))
-        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
-            return .connectionLost(server: server, reason: error.underlying.map { describe(underlying: $0) } ?? "the server closed the connection")
-        case .queryCancelled:
-            return .connectionLost(server: server, reason: "the statement was cancelled")
-        default:
-            return .connectionLost(server: server, reason: oneLine(error.code.description))
-        }
-    }
-
-    private static func describe(underlying: (any Error)?) -> String {
-        guard let underlying else { return "connection failed" }
-        if let channel = underlying as? ChannelError, case let .connectTimeout(amount) = channel {
-            return "no answer within the connect timeout (\(amount.nanoseconds / 1_000_000) ms)"
-        }
-        if let io = underlying as? IOError {
-            if io.errnoCode == ECONNREFUSED { return "connection refused (is the server running and listening on that port?)" }
-            return oneLine(io.description)
-        }
-        if underlying is NIOConnectionError { return "connection refused or host unreachable" }
-        let text = String(describing: underlying)
-        if text.contains("connectionRefused") || text.contains("Connection refused") {
-            return "connection refused (is the server running and listening on that port?)"
-        }
-        return oneLine(text)
+    /// The SQLSTATE of a statement the server refused, if `error` is one.
+    static func sqlState(of error: any Error) -> String? {
+        guard case let .server(_, state)? = error as? PostgresStoreError else { return nil }
+        return state
     }
 
     static func oneLine(_ text: String) -> String {

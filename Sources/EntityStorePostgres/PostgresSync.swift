@@ -1,8 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
-import PostgresNIO
 import StoreCore
 
 /// Something a ``PostgresSync`` did or met while running, for its ``PostgresSync/events`` stream.
@@ -75,6 +73,10 @@ public final class PostgresSync: Sendable {
         public var wakeup: Wakeup = .listen
         /// The pause after a failed operation in ``PostgresSync/start()`` before the next try.
         public var retryDelay: Duration = .milliseconds(500)
+        /// How long a listening ``PostgresSync/start()`` waits without hearing from the
+        /// server before it checks its connection (a round trip) and its position (a pull):
+        /// a connection that silently died is noticed within this and the operation timeout.
+        public var heartbeat: Duration = .seconds(10)
         /// A name for this replica, recorded with its changes in the change log.
         public var origin: String = ProcessInfo.processInfo.hostName + "/" + String(ProcessInfo.processInfo.processIdentifier)
 
@@ -149,10 +151,7 @@ public final class PostgresSync: Sendable {
     deinit {
         continuation.finish()
         hookToken.withLock { $0?.cancel() }
-        if let connection = connectionBox.withLock({ $0 }) {
-            // The completion keeps the connection alive until it is closed.
-            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
-        }
+        // The connection closes itself when released.
     }
 
     /// Closes the sync's connection (the next operation opens a new one) and stops
@@ -160,7 +159,7 @@ public final class PostgresSync: Sendable {
     public func close() async {
         hookToken.withLock { $0?.cancel() }
         if let connection = connectionBox.withLock({ open in defer { open = nil }; return open }) {
-            try? await connection.close()
+            await connection.close()
         }
     }
 
@@ -276,10 +275,9 @@ public final class PostgresSync: Sendable {
         guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
         let schema = target.schema
         let origin = options.origin
-        let (newPosition, rows, previousHead) = try await withConnection { connection in
-            try await SQL.transaction(connection) { connection in
-                try await PushTransaction(schema: schema, origin: origin, position: position, mine: mine)
-                    .run(batches, connection)
+        let (newPosition, rows, previousHead) = try await withConnection { session in
+            try SQL.transaction(session) {
+                try PushTransaction(schema: schema, origin: origin, position: position, mine: mine).run(batches, session)
             }
         }
         return finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
@@ -355,9 +353,9 @@ public final class PostgresSync: Sendable {
         guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
         let schema = store.schema
         let target = self.target
-        let outcome: PullOutcome = try await withConnection { connection in
-            try await SQL.transaction(connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
-                try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
+        let outcome: PullOutcome = try await withConnection { session in
+            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
             }
         }
         return try await finishPull(outcome)
@@ -473,17 +471,10 @@ public final class PostgresSync: Sendable {
         let target = self.target
         let origin = options.origin
         let meta = SQL.qualified(target.schema, "entitystore_meta")
-        let connection: PostgresConnection
-        if let open = connectionBox.withLock({ $0 }), !open.isClosed {
-            connection = open
-        } else {
-            connection = try await target.connect()
-            connectionBox.withLock { $0 = connection }
-        }
-        do {
-            let (result, batches, summary) = try await SQL.transaction(connection) { connection in
-                _ = try await SQL.rows(connection, "SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
-                let outcome = try await PullTransaction(target: target, schema: schema, position: position, mine: mine).run(connection)
+        let (result, batches, summary) = try await withConnectionPassingErrors { session in
+            try SQL.transaction(session) {
+                try session.execute("SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
+                let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
                 guard case let .changes(head, tables) = outcome else {
                     throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
                 }
@@ -492,23 +483,16 @@ public final class PostgresSync: Sendable {
                 let (batches, currentPosition, currentMine) = try pendingBatches()
                 var summary: (Int64, Int, Int64)?
                 if !batches.isEmpty {
-                    summary = try await PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
-                        .run(batches, connection)
+                    summary = try PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
+                        .run(batches, session)
                 }
                 return (result, batches, summary)
             }
-            if let (newPosition, rows, previousHead) = summary {
-                _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
-            }
-            return result
-        } catch {
-            let mapped = PostgresStoreError.from(error, server: target.server)
-            if mapped.isTransient || connection.isClosed {
-                connectionBox.withLock { $0 = nil }
-                try? await connection.close()
-            }
-            throw mapped
         }
+        if let (newPosition, rows, previousHead) = summary {
+            _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+        }
+        return result
     }
 
     /// Puts back what `changeSet` changed, as a commit of the sync's own.
@@ -549,30 +533,53 @@ public final class PostgresSync: Sendable {
         }
     }
 
+    /// Pulls once; a failure is reported and not retried (the next wake-up pulls again).
     private func pullReporting() async {
         do { try await pull() } catch {
             if !Task.isCancelled { continuation.yield(.failed(error)) }
         }
     }
 
-    /// One `LISTEN` session: pulls once listening (to catch up), then on each notification.
+    /// Pulls until a pull succeeds (or the task is cancelled), reporting each failure and
+    /// pausing ``Options/retryDelay`` between tries: a listening replica must not stay
+    /// behind until someone else's next push.
+    private func pullUntilCurrent() async {
+        while !Task.isCancelled {
+            do {
+                try await pull()
+                return
+            } catch {
+                if Task.isCancelled { return }
+                continuation.yield(.failed(error))
+                try? await Task.sleep(for: options.retryDelay)
+            }
+        }
+    }
+
+    /// One `LISTEN` session: pulls once listening (to catch up), then on each notification;
+    /// after ``Options/heartbeat`` without one, checks the connection and pulls.
     private func listenOnce() async throws {
         let connection = try await target.connect()
         let channel = SQL.channel(for: target.schema)
-        try await withTaskCancellationHandler {
-            defer { Task { try? await connection.close() } }
-            try await connection.listen(on: channel) { notifications in
-                await pullReporting()
-                for try await _ in notifications {
-                    if Task.isCancelled { return }
-                    await pullReporting()
+        let heartbeat = options.heartbeat
+        do {
+            try await connection.run { session in try session.execute("LISTEN \(SQL.quote(channel))") }
+            await pullUntilCurrent()
+            while !Task.isCancelled {
+                let payloads = try await connection.run { session in try session.notifications(waitingUpTo: heartbeat) }
+                if payloads.isEmpty {
+                    // Nothing heard for a while: is the connection alive (a round trip
+                    // bounded by the operation timeout), and is the position current?
+                    try await connection.run { session in try session.execute("SELECT 1") }
                 }
+                await pullUntilCurrent()
             }
-        } onCancel: {
-            let closing: EventLoopFuture<Void> = connection.close()
-            closing.whenComplete { _ in }
+        } catch {
+            await connection.close()
+            throw error
         }
-        if Task.isCancelled { throw CancellationError() }
+        await connection.close()
+        throw CancellationError()
     }
 
     // MARK: Log pruning
@@ -583,52 +590,56 @@ public final class PostgresSync: Sendable {
     @discardableResult
     public func prune(keepingAfter position: Int64) async throws(PostgresStoreError) -> Int {
         let schema = target.schema
-        return try await withConnection { connection in
-            try await SQL.transaction(connection) { connection in
-                let head = try await SQL.rows(
-                    connection, "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
-                let current = Int64(try head.first?.decode(String.self) ?? "0") ?? 0
+        return try await withConnection { session in
+            try SQL.transaction(session) {
+                let head = try session.execute(
+                    "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+                let current = head.isEmpty ? 0 : Int64(head.string(0, 0) ?? "0") ?? 0
                 let cut = min(position, current)
-                let deleted = try await SQL.rows(
-                    connection,
-                    "WITH d AS (DELETE FROM \(SQL.qualified(schema, "entitystore_changes")) WHERE position <= $1 RETURNING 1) SELECT count(*) FROM d",
-                    SQL.binds([cut]))
-                try await SQL.run(
-                    connection,
-                    "UPDATE \(SQL.qualified(schema, "entitystore_meta")) SET value = GREATEST(value::bigint, $1)::text WHERE key = 'log_start'",
-                    SQL.binds([cut]))
-                return Int(try deleted.first?.decode(Int64.self) ?? 0)
+                let deleted = try session.execute(
+                    "WITH d AS (DELETE FROM \(SQL.qualified(schema, "entitystore_changes")) WHERE position <= $1::int8 RETURNING 1) SELECT count(*) FROM d",
+                    [.integer(cut)])
+                try session.execute(
+                    "UPDATE \(SQL.qualified(schema, "entitystore_meta")) SET value = GREATEST(value::bigint, $1::int8)::text WHERE key = 'log_start'",
+                    [.integer(cut)])
+                return Int(deleted.int64(0, 0) ?? 0)
             }
         }
     }
 
     // MARK: Connection
 
-    /// The server process of the sync's open connection, if one is open (tests cut it).
-    func backendProcessID() async throws -> Int32? {
-        guard let connection = connectionBox.withLock({ $0 }) else { return nil }
-        return try await SQL.rows(connection, "SELECT pg_backend_pid()").first?.decode(Int32.self)
+    /// Runs `body` on the sync's connection (opened on first use, dropped once broken so
+    /// the next operation reconnects); every error is a ``PostgresStoreError``.
+    private func withConnection<R>(_ body: (PostgresSession) throws -> R) async throws(PostgresStoreError) -> R {
+        do {
+            return try await withConnectionPassingErrors(body)
+        } catch {
+            throw PostgresStoreError.from(error, server: target.server)
+        }
     }
 
-    /// Runs `body` on the sync's connection (opened on first use, dropped after an error
-    /// so the next operation reconnects).
-    private func withConnection<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws(PostgresStoreError) -> R {
+    /// As ``withConnection(_:)``, but errors that are not the connection's (an app's own,
+    /// thrown by its write) pass through unchanged.
+    private func withConnectionPassingErrors<R>(_ body: (PostgresSession) throws -> R) async throws -> R {
         let connection: PostgresConnection
-        if let open = connectionBox.withLock({ $0 }), !open.isClosed {
+        if let open = connectionBox.withLock({ $0 }), !open.isBroken {
             connection = open
         } else {
             connection = try await target.connect()
             connectionBox.withLock { $0 = connection }
         }
         do {
-            return try await body(connection)
+            return try await connection.run(body)
+        } catch let error as PostgresStoreError {
+            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
+            throw PostgresStoreError.from(error, server: target.server)
+        } catch is CancellationError {
+            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
+            throw PostgresStoreError.from(CancellationError(), server: target.server)
         } catch {
-            let mapped = PostgresStoreError.from(error, server: target.server)
-            if case .conflict = mapped {} else if mapped.isTransient || connection.isClosed {
-                connectionBox.withLock { $0 = nil }
-                try? await connection.close()
-            }
-            throw mapped
+            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
+            throw error
         }
     }
 }

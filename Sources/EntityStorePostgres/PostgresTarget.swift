@@ -1,10 +1,5 @@
 #if PostgreSQL
 import Foundation
-import Logging
-import NIOCore
-import NIOPosix
-import NIOSSL
-import PostgresNIO
 import StoreCore
 
 /// Where a store lives in PostgreSQL: the server, the login, the database, and the schema
@@ -21,10 +16,12 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         /// TLS if the server offers it, plain otherwise (libpq's default).
         case prefer
         /// TLS or no connection. The server's certificate is not verified, as libpq's
-        /// `require`; use `verify-full` for that.
+        /// `require`; use `verify-ca` or `verify-full` for that.
         case require
-        /// TLS with the server's certificate verified against the system's trust roots and
-        /// the host name.
+        /// TLS with the server's certificate verified against the root certificate
+        /// (``PostgresTarget/rootCertificate``, or libpq's `~/.postgresql/root.crt`).
+        case verifyCA = "verify-ca"
+        /// As ``verifyCA``, and the certificate must name the host.
         case verifyFull = "verify-full"
     }
 
@@ -42,8 +39,18 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     public var schema: String
     /// Encryption.
     public var tls: TLSMode
-    /// How long to wait for the server to accept a connection.
+    /// How long to wait for the server to accept a connection (libpq counts at least 2 s).
     public var connectTimeout: Duration
+    /// The longest any one statement, or one message of a `COPY`, may wait for the
+    /// server (default 60 s): past it the connection is closed, the server rolls back
+    /// what was open, and the operation fails with
+    /// ``PostgresStoreError/connectionLost(server:reason:)``. TCP keepalives and
+    /// `tcp_user_timeout` (the same duration) also detect a path that silently drops
+    /// packets. URL parameter `operation_timeout` (seconds).
+    public var operationTimeout: Duration = .seconds(60)
+    /// The root certificate file that `verify-ca` and `verify-full` verify the server's
+    /// certificate against (libpq's `sslrootcert`; nil: `~/.postgresql/root.crt`).
+    public var rootCertificate: String?
 
     /// A target from its parts.
     public init(
@@ -71,8 +78,14 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
             throw .invalidConfiguration("expected a URL of the form postgres://user:password@host:port/database")
         }
         var target = try Self.fromEnvironment(environment, schema: schema)
-        if let host = components.host, !host.isEmpty { target.host = host }
-        if let port = components.port { target.port = port }
+        if let host = components.host, !host.isEmpty {
+            // An IPv6 literal comes with its brackets: [::1].
+            target.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        }
+        if let port = components.port {
+            guard (1...65535).contains(port) else { throw .invalidConfiguration("the port must be between 1 and 65535") }
+            target.port = port
+        }
         if let user = components.user?.removingPercentEncoding, !user.isEmpty { target.username = user }
         if let password = components.password?.removingPercentEncoding { target.password = password }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
@@ -87,6 +100,12 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
             case "connect_timeout":
                 guard let seconds = Int(value), seconds > 0 else { throw .invalidConfiguration("connect_timeout must be a positive number of seconds") }
                 target.connectTimeout = .seconds(seconds)
+            case "operation_timeout":
+                guard let seconds = Double(value), seconds > 0, seconds <= 86_400 else {
+                    throw .invalidConfiguration("operation_timeout must be a positive number of seconds")
+                }
+                target.operationTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+            case "sslrootcert": target.rootCertificate = value
             case "user": target.username = value
             case "password": target.password = value
             case "host": target.host = value
@@ -120,6 +139,7 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
             target.port = number
         }
         if let mode = environment["PGSSLMODE"], !mode.isEmpty { target.tls = try tlsMode(mode) }
+        if let file = environment["PGSSLROOTCERT"], !file.isEmpty { target.rootCertificate = file }
         if let timeout = environment["PGCONNECT_TIMEOUT"], !timeout.isEmpty {
             guard let seconds = Int(timeout), seconds > 0 else { throw .invalidConfiguration("PGCONNECT_TIMEOUT must be a positive number of seconds") }
             target.connectTimeout = .seconds(seconds)
@@ -131,9 +151,10 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         switch value {
         case "disable", "allow": return .disable
         case "prefer": return .prefer
-        case "require", "verify-ca": return .require
+        case "require": return .require
+        case "verify-ca": return .verifyCA
         case "verify-full": return .verifyFull
-        default: throw .invalidConfiguration("unknown sslmode '\(value)' (disable, prefer, require, verify-full)")
+        default: throw .invalidConfiguration("unknown sslmode '\(value)' (disable, prefer, require, verify-ca, verify-full)")
         }
     }
 
@@ -148,64 +169,42 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// A logger for postgres-nio that reports nothing below errors (and never a password:
-    /// postgres-nio does not log it).
-    static let logger: Logger = {
-        var logger = Logger(label: "entitystore.postgres")
-        logger.logLevel = .critical
-        return logger
-    }()
+    /// libpq's connection parameters for this target: the login, TLS, timeouts and TCP
+    /// keepalives, and the session settings the codec relies on (exact float text, hex
+    /// `bytea`, UTF-8).
+    func libpqParameters() -> [(String, String)] {
+        let seconds = max(1, connectTimeout.milliseconds / 1000 + (connectTimeout.milliseconds % 1000 > 0 ? 1 : 0))
+        var parameters: [(String, String)] = [
+            ("host", host), ("port", String(port)), ("user", username), ("dbname", database ?? username),
+            ("sslmode", tls.rawValue), ("connect_timeout", String(seconds)), ("application_name", "entitystore"),
+            ("client_encoding", "UTF8"),
+            ("options", "-c extra_float_digits=3 -c bytea_output=hex"),
+            ("keepalives", "1"), ("keepalives_idle", "15"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", String(max(1, operationTimeout.milliseconds))),
+        ]
+        if let password { parameters.append(("password", password)) }
+        if let rootCertificate { parameters.append(("sslrootcert", rootCertificate)) }
+        return parameters
+    }
 
     /// Opens one connection, authenticated, within ``connectTimeout``.
-    /// - Throws: ``PostgresStoreError`` (unreachable, refused login, TLS unavailable).
+    /// - Throws: ``PostgresStoreError`` (unreachable, refused login, TLS unavailable or
+    ///   unverified).
     /// - Complexity: one TCP (and TLS) handshake and one authentication round trip.
     func connect() async throws(PostgresStoreError) -> PostgresConnection {
-        var configuration: PostgresConnection.Configuration
-        do {
-            configuration = PostgresConnection.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: try makeTLS())
-        } catch {
-            throw .connectionFailed(server: server, reason: "cannot set up TLS: \(PostgresStoreError.oneLine(String(describing: error)))")
-        }
-        let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
-        configuration.options.connectTimeout = .milliseconds(max(1, milliseconds))
-        if tls == .require { configuration.options.tlsServerName = nil }
-        let id = Self.connectionIDs.withLock { count in count += 1; return count }
-        do {
-            return try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: Self.logger)
-        } catch {
-            // Before the login completes, a closed connection is a failure to connect.
-            let mapped = PostgresStoreError.from(error, server: server)
-            if case let .connectionLost(server, reason) = mapped { throw .connectionFailed(server: server, reason: reason) }
-            throw mapped
-        }
+        try await PostgresConnection.connect(to: self)
     }
 
-    private func makeTLS() throws -> PostgresConnection.Configuration.TLS {
-        switch tls {
-        case .disable: return .disable
-        case .prefer, .require:
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            let context = try NIOSSLContext(configuration: configuration)
-            return tls == .require ? .require(context) : .prefer(context)
-        case .verifyFull:
-            return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
-    }
-
-    private static let connectionIDs = Lock(0)
-
-    /// Connects, runs `body`, and closes the connection whatever happens.
-    func withConnection<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws(PostgresStoreError) -> R {
+    /// Connects, runs `body` on the connection's thread, and closes the connection
+    /// whatever happens.
+    func withSession<R>(_ body: (PostgresSession) throws -> R) async throws(PostgresStoreError) -> R {
         let connection = try await connect()
         do {
-            let result = try await body(connection)
-            try? await connection.close()
+            let result = try await connection.run(body)
+            await connection.close()
             return result
         } catch {
-            try? await connection.close()
+            await connection.close()
             throw PostgresStoreError.from(error, server: server)
         }
     }

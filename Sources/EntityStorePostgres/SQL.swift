@@ -1,8 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
-import PostgresNIO
 import StoreCore
 
 /// SQL text building: identifiers are always quoted, values always bound.
@@ -52,82 +50,19 @@ enum SQL {
         return hash
     }
 
-    /// Runs `sql` with `binds`, reading no rows.
-    @discardableResult
-    static func run(_ connection: PostgresConnection, _ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> PostgresRowSequence {
-        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PostgresTarget.logger)
-    }
-
-    /// Runs `body` in one transaction opened with `begin` and commits it; on an error, rolls
-    /// it back, or, when the error broke the connection, closes the connection (the server
-    /// then rolls back) instead of sending `ROLLBACK` on it: postgres-nio 1.33 can leave a
-    /// statement sent after a fatal error (a terminated backend) waiting forever.
-    static func transaction<R>(
-        _ connection: PostgresConnection, begin: String = "BEGIN", _ body: (PostgresConnection) async throws -> R
-    ) async throws -> R {
-        try await run(connection, begin)
+    /// Runs `body` in one transaction opened with `begin` and commits it; on an error,
+    /// rolls it back (a broken connection needs no rollback: the server ends the
+    /// transaction when the connection closes).
+    static func transaction<R>(_ session: PostgresSession, begin: String = "BEGIN", _ body: () throws -> R) throws -> R {
+        try session.execute(begin)
         do {
-            let result = try await body(connection)
-            try await run(connection, "COMMIT")
+            let result = try body()
+            try session.execute("COMMIT")
             return result
         } catch {
-            if connection.isClosed || breaksConnection(error) {
-                try? await connection.close()
-            } else {
-                _ = try? await run(connection, "ROLLBACK")
-            }
+            if !session.broken { _ = try? session.execute("ROLLBACK") }
             throw error
         }
-    }
-
-    /// Whether `error` leaves the connection unusable: the connection closed, or the server
-    /// ended the session (a `FATAL` or `PANIC` error, such as a terminated backend).
-    static func breaksConnection(_ error: any Error) -> Bool {
-        if error is ConnectionClosedDuringCopy { return true }
-        guard let error = error as? PSQLError else { return false }
-        switch error.code {
-        case .server:
-            let severity = error.serverInfo?[.severity] ?? error.serverInfo?[.localizedSeverity]
-            return severity == "FATAL" || severity == "PANIC"
-        case .queryCancelled:
-            return false
-        default:
-            return true
-        }
-    }
-
-    /// Writes `buffer` to a `COPY ... FROM STDIN`, failing as soon as `connection` closes:
-    /// postgres-nio 1.33 keeps a write that waits for the socket to drain waiting forever
-    /// when the channel closes under it (a server stopped mid-push), so the write runs in
-    /// a task of its own and the first of its end and the connection's close answers.
-    /// O(bytes) plus one task per message.
-    static func write(_ buffer: ByteBuffer, to writer: PostgresCopyFromWriter, of connection: PostgresConnection) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let answer = FirstAnswer(continuation)
-            Task {
-                do {
-                    try await writer.write(buffer)
-                    answer.resume(with: .success(()))
-                } catch {
-                    answer.resume(with: .failure(error))
-                }
-            }
-            connection.closeFuture.whenComplete { _ in
-                answer.resume(with: .failure(ConnectionClosedDuringCopy()))
-            }
-        }
-    }
-
-    /// Runs `sql` and collects its rows.
-    static func rows(_ connection: PostgresConnection, _ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> [PostgresRow] {
-        try await run(connection, sql, binds).collect()
-    }
-
-    /// Binds `values`, in order.
-    static func binds(_ values: [any PostgresNonThrowingEncodable]) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { bindings.append(value) }
-        return bindings
     }
 }
 
@@ -135,43 +70,39 @@ enum SQL {
 enum CopyText {
     /// Appends one row: its values separated by tabs, then the revision column, then the
     /// line's end. O(size of the values).
-    static func appendRow(_ values: [PGValue], revision: Int64, to buffer: inout ByteBuffer) {
+    static func appendRow(_ values: [PGValue], revision: Int64, to buffer: inout [UInt8]) {
         for value in values {
             append(value, to: &buffer)
-            buffer.writeInteger(UInt8(9))
+            buffer.append(9)
         }
         append(.integer(revision), to: &buffer)
-        buffer.writeInteger(UInt8(10))
+        buffer.append(10)
     }
 
     /// Appends one value. O(size of the value).
-    static func append(_ value: PGValue, to buffer: inout ByteBuffer) {
+    static func append(_ value: PGValue, to buffer: inout [UInt8]) {
         switch value {
-        case .null: buffer.writeStaticString("\\N")
+        case .null: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
         case let .integer(number): appendInteger(number, to: &buffer)
-        case let .bool(flag): buffer.writeInteger(flag ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-        case let .double(number):
-            if number.isNaN { buffer.writeStaticString("NaN") } else if number.isInfinite {
-                buffer.writeStaticString(number < 0 ? "-Infinity" : "Infinity")
-            } else {
-                buffer.writeString(number.description)
-            }
+        case let .bool(flag): buffer.append(flag ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        case let .double(number): buffer.append(contentsOf: PostgresParameter.text(of: number).utf8)
         case let .text(text): appendEscaped(text, to: &buffer)
         case let .bytes(bytes):
             // A bytea in hex, its backslash escaped for COPY: \\x0a1b...
-            buffer.writeStaticString("\\\\x")
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            buffer.reserveCapacity(minimumWritableBytes: bytes.count * 2)
+            buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
+            buffer.reserveCapacity(buffer.count + bytes.count * 2)
             for byte in bytes {
-                buffer.writeInteger(hex[Int(byte >> 4)])
-                buffer.writeInteger(hex[Int(byte & 15)])
+                buffer.append(hexDigits[Int(byte >> 4)])
+                buffer.append(hexDigits[Int(byte & 15)])
             }
         }
     }
 
-    private static func appendInteger(_ number: Int64, to buffer: inout ByteBuffer) {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
         if number >= 0 && number < 10 {
-            buffer.writeInteger(UInt8(48 + number))
+            buffer.append(UInt8(48 + number))
             return
         }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -187,11 +118,11 @@ enum CopyText {
                 position -= 1
                 raw[position] = UInt8(ascii: "-")
             }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[position...]))
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position...]))
         }
     }
 
-    private static func appendEscaped(_ text: String, to buffer: inout ByteBuffer) {
+    private static func appendEscaped(_ text: String, to buffer: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
             var clean = true
@@ -200,87 +131,19 @@ enum CopyText {
                 break
             }
             if clean {
-                buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+                buffer.append(contentsOf: bytes)
                 return
             }
             for byte in bytes {
                 switch byte {
-                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-                case 9: buffer.writeStaticString("\\t")
-                case 10: buffer.writeStaticString("\\n")
-                case 13: buffer.writeStaticString("\\r")
-                default: buffer.writeInteger(byte)
+                case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 9: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 10: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 13: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                default: buffer.append(byte)
                 }
             }
         }
-    }
-}
-
-/// Reads stored values out of result cells, by the column's kind.
-enum CellReader {
-    /// The value of `cell`; columns whose kind ``PostgresColumnKind/selectsAsText`` are read as text.
-    static func value(_ cell: PostgresCell, table: String) throws -> PGValue {
-        guard let bytes = cell.bytes else { return .null }
-        if cell.format == .text {
-            let text = bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) ?? ""
-            switch cell.dataType {
-            case .int8, .int4, .int2:
-                guard let number = Int64(text) else { throw invalid(cell, table) }
-                return .integer(number)
-            case .float8, .float4:
-                guard let number = Double(text) else { throw invalid(cell, table) }
-                return .double(number)
-            case .bool: return .bool(text == "t")
-            default: return .text(text)
-            }
-        }
-        switch cell.dataType {
-        case .int8:
-            guard let number = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) else { throw invalid(cell, table) }
-            return .integer(number)
-        case .int4:
-            guard let number = bytes.getInteger(at: bytes.readerIndex, as: Int32.self) else { throw invalid(cell, table) }
-            return .integer(Int64(number))
-        case .int2:
-            guard let number = bytes.getInteger(at: bytes.readerIndex, as: Int16.self) else { throw invalid(cell, table) }
-            return .integer(Int64(number))
-        case .float8:
-            guard let bits = bytes.getInteger(at: bytes.readerIndex, as: UInt64.self) else { throw invalid(cell, table) }
-            return .double(Double(bitPattern: bits))
-        case .float4:
-            guard let bits = bytes.getInteger(at: bytes.readerIndex, as: UInt32.self) else { throw invalid(cell, table) }
-            return .double(Double(Float(bitPattern: bits)))
-        case .bool:
-            guard let byte = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self) else { throw invalid(cell, table) }
-            return .bool(byte != 0)
-        case .bytea:
-            return .bytes(bytes.getBytes(at: bytes.readerIndex, length: bytes.readableBytes) ?? [])
-        case .uuid:
-            guard let uuid = try? cell.decode(UUID.self) else { throw invalid(cell, table) }
-            return .text(uuid.uuidString)
-        default:
-            guard let text = bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) else { throw invalid(cell, table) }
-            return .text(text)
-        }
-    }
-
-    private static func invalid(_ cell: PostgresCell, _ table: String) -> PostgresStoreError {
-        .invalidData(table: table, detail: "column '\(cell.columnName)' holds a value this reader cannot decode")
-    }
-}
-/// The connection closed while a `COPY` was writing.
-struct ConnectionClosedDuringCopy: Error {}
-
-/// A continuation resumed by the first of several answers; later ones are dropped.
-final class FirstAnswer: Sendable {
-    private let continuation: Lock<CheckedContinuation<Void, any Error>?>
-
-    init(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = Lock(continuation)
-    }
-
-    func resume(with result: Result<Void, any Error>) {
-        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 #endif

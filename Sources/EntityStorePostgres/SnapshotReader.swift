@@ -1,8 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
-import PostgresNIO
 
 /// The metadata of a store kept in a PostgreSQL schema: what `entity-store inspect`
 /// shows, and what a restore checks before reading a row.
@@ -41,15 +39,15 @@ public struct PostgresStoreMetadata: Sendable {
     /// Reads the metadata tables of `schema`. O(tables + columns + indexes).
     /// - Throws: ``PostgresStoreError/notAStore(schema:reason:)`` when the schema has no
     ///   store or one of a newer format.
-    static func read(schema: String, _ connection: PostgresConnection) async throws -> PostgresStoreMetadata {
-        let present = try await SQL.rows(connection, "SELECT to_regclass($1) IS NOT NULL", SQL.binds([SQL.qualified(schema, "entitystore_meta")]))
-        guard try present.first?.decode(Bool.self) == true else {
+    static func read(schema: String, _ session: PostgresSession) throws -> PostgresStoreMetadata {
+        let present = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, "entitystore_meta"))])
+        guard present.bool(0, 0) == true else {
             throw PostgresStoreError.notAStore(schema: schema, reason: "it has no entitystore_meta table (push a snapshot first)")
         }
         var meta: [String: String] = [:]
-        for row in try await SQL.rows(connection, "SELECT key, value FROM \(SQL.qualified(schema, "entitystore_meta"))") {
-            let (key, value) = try row.decode((String, String).self)
-            meta[key] = value
+        let metaRows = try session.execute("SELECT key, value FROM \(SQL.qualified(schema, "entitystore_meta"))")
+        for row in 0..<metaRows.count {
+            meta[try metaRows.requiredString(row, 0)] = try metaRows.requiredString(row, 1)
         }
         guard let format = meta["format_version"].flatMap({ Int($0) }) else {
             throw PostgresStoreError.notAStore(schema: schema, reason: "entitystore_meta has no format_version")
@@ -58,32 +56,43 @@ public struct PostgresStoreMetadata: Sendable {
             throw PostgresStoreError.notAStore(schema: schema, reason: "format \(format) is newer than this library's \(MetadataTables.formatVersion)")
         }
         var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
-        for row in try await SQL.rows(connection, "SELECT table_name, name, kind FROM \(SQL.qualified(schema, "entitystore_columns")) ORDER BY table_name, position") {
-            let (table, name, kind) = try row.decode((String, String, String).self)
+        let columnRows = try session.execute("SELECT table_name, name, kind FROM \(SQL.qualified(schema, "entitystore_columns")) ORDER BY table_name, position")
+        for row in 0..<columnRows.count {
+            let (table, name, kind) = (try columnRows.requiredString(row, 0), try columnRows.requiredString(row, 1), try columnRows.requiredString(row, 2))
             guard let parsed = PostgresColumnKind(rawValue: kind) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
             }
             if name != "id" { columns[table, default: []].append((name, parsed)) }
         }
         var indexes: [String: [IndexDescription]] = [:]
-        for row in try await SQL.rows(connection, "SELECT table_name, name, kind, field FROM \(SQL.qualified(schema, "entitystore_indexes")) ORDER BY table_name, name") {
-            let (table, name, kind, field) = try row.decode((String, String, String, String).self)
+        let indexRows = try session.execute("SELECT table_name, name, kind, field FROM \(SQL.qualified(schema, "entitystore_indexes")) ORDER BY table_name, name")
+        for row in 0..<indexRows.count {
+            let (table, name, kind, field) = (
+                try indexRows.requiredString(row, 0), try indexRows.requiredString(row, 1), try indexRows.requiredString(row, 2),
+                try indexRows.requiredString(row, 3))
             guard let parsed = IndexKind(rawValue: kind) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "index '\(name)' has the unknown kind '\(kind)'")
             }
             indexes[table, default: []].append(IndexDescription(name: name, kind: parsed, field: field))
         }
         var relations: [String: [RelationSpec]] = [:]
-        for row in try await SQL.rows(connection, "SELECT table_name, field, target_table, delete_rule FROM \(SQL.qualified(schema, "entitystore_relations")) ORDER BY table_name, field") {
-            let (table, field, target, rule) = try row.decode((String, String, String, String).self)
+        let relationRows = try session.execute(
+            "SELECT table_name, field, target_table, delete_rule FROM \(SQL.qualified(schema, "entitystore_relations")) ORDER BY table_name, field")
+        for row in 0..<relationRows.count {
+            let (table, field, target, rule) = (
+                try relationRows.requiredString(row, 0), try relationRows.requiredString(row, 1), try relationRows.requiredString(row, 2),
+                try relationRows.requiredString(row, 3))
             guard let parsed = DeleteRule(rawValue: rule) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "relation '\(field)' has the unknown delete rule '\(rule)'")
             }
             relations[table, default: []].append(RelationSpec(table: table, field: field, targetTable: target, deleteRule: parsed))
         }
         var tables: [StoredTable] = []
-        for row in try await SQL.rows(connection, "SELECT name, entity_type, id_kind, row_count FROM \(SQL.qualified(schema, "entitystore_tables")) ORDER BY position") {
-            let (name, type, idKind, count) = try row.decode((String, String, String, Int64).self)
+        let tableRows = try session.execute("SELECT name, entity_type, id_kind, row_count FROM \(SQL.qualified(schema, "entitystore_tables")) ORDER BY position")
+        for row in 0..<tableRows.count {
+            let (name, type, idKind, count) = (
+                try tableRows.requiredString(row, 0), try tableRows.requiredString(row, 1), try tableRows.requiredString(row, 2),
+                try tableRows.requiredInt64(row, 3))
             guard let kind = PostgresColumnKind(rawValue: idKind), count >= 0 else {
                 throw PostgresStoreError.invalidData(table: name, detail: "invalid id kind or row count in entitystore_tables")
             }
@@ -188,9 +197,9 @@ public struct PostgresCondition: Sendable {
     }
 
     /// `"field" = $n::type` and the like, binding the values.
-    func sql(kind: PostgresColumnKind, binds: inout PostgresBindings) -> String {
+    func sql(kind: PostgresColumnKind, binds: inout [PostgresParameter]) -> String {
         func bind(_ value: EncodedValue) -> String {
-            Self.bind(value.value, into: &binds)
+            binds.append(PostgresParameter(value.value))
             return "$\(binds.count)::\(kind.sqlType)"
         }
         let column = SQL.quote(field)
@@ -204,16 +213,6 @@ public struct PostgresCondition: Sendable {
         }
     }
 
-    static func bind(_ value: PGValue, into binds: inout PostgresBindings) {
-        switch value {
-        case .null: binds.appendNull()
-        case let .integer(number): binds.append(number)
-        case let .double(number): binds.append(number)
-        case let .bool(flag): binds.append(flag)
-        case let .text(text): binds.append(text)
-        case let .bytes(bytes): binds.append(ByteBuffer(bytes: bytes))
-        }
-    }
 }
 
 /// Reads a store from its schema into a new `EntityState`, validating everything before
@@ -227,16 +226,16 @@ struct PostgresSnapshotReader {
     var selection: PostgresSelection = .all
 
     func read(schema: Schema) async throws(PostgresStoreError) -> (EntityState, PostgresStoreMetadata) {
-        try await target.withConnection { connection in
-            try await SQL.transaction(connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
-                try await read(schema: schema, connection)
+        try await target.withSession { session in
+            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                try read(schema: schema, session)
             }
         }
     }
 
-    /// Reads on an open connection, inside the caller's transaction.
-    func read(schema: Schema, _ connection: PostgresConnection) async throws -> (EntityState, PostgresStoreMetadata) {
-        let metadata = try await PostgresStoreMetadata.read(schema: target.schema, connection)
+    /// Reads on an open session, inside the caller's transaction.
+    func read(schema: Schema, _ session: PostgresSession) throws -> (EntityState, PostgresStoreMetadata) {
+        let metadata = try PostgresStoreMetadata.read(schema: target.schema, session)
         for stored in metadata.tables where schema.table(named: stored.name) == nil && selection.includes(stored.name) {
             throw PostgresStoreError.schemaMismatch(table: stored.name, detail: "the store holds this table but the schema does not declare it")
         }
@@ -257,23 +256,22 @@ struct PostgresSnapshotReader {
             feeds.append(try makeFeed(typed, stored: stored))
         }
         let pending = feeds
-        let builder = Task {
-            try await BlockingThread.run {
-                try EntityState.build(schema: schema) { transaction in
-                    for feed in pending { try feed.build(into: transaction) }
-                }
+        // This thread reads and decodes; another builds the tables (rows, order, indexes).
+        let builder = JoinableThread(name: "restore builder") {
+            try EntityState.build(schema: schema) { transaction in
+                for feed in pending { try feed.build(into: transaction) }
             }
         }
         do {
-            for feed in feeds { try await feed.fill(connection) }
+            for feed in feeds { try feed.fill(session) }
         } catch {
             for feed in feeds { feed.cancel() }
-            let built = await builder.result
+            let built = builder.join()
             if error is BuilderStopped, case let .failure(builderError) = built { throw builderError }
             throw error
         }
         do {
-            return (try await builder.value, metadata)
+            return (try builder.join().get(), metadata)
         } catch let error as EntityStoreError {
             throw PostgresStoreError.invalidData(table: "?", detail: error.description)
         }
@@ -288,7 +286,7 @@ struct PostgresSnapshotReader {
             kinds.append(column.kind)
             selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
         }
-        var binds = PostgresBindings()
+        var binds: [PostgresParameter] = []
         var filter = ""
         if let condition = selection.conditions[stored.name] {
             let kind = condition.field == "id" ? stored.idKind : stored.columns.first(where: { $0.name == condition.field })?.kind
@@ -299,7 +297,7 @@ struct PostgresSnapshotReader {
         }
         let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name))\(filter) ORDER BY \"id\""
         return TypedFeed(
-            table: table, layout: ReadLayout(table: stored.name, names: names, kinds: kinds), query: PostgresQuery(unsafeSQL: sql, binds: binds),
+            table: table, layout: ReadLayout(table: stored.name, names: names, kinds: kinds), query: sql, binds: binds,
             expected: filter.isEmpty ? stored.rowCount : nil)
     }
 }
@@ -310,7 +308,7 @@ struct BuilderStopped: Error {}
 /// One table of a restore: the reading half (`fill`, on the task) and the building half
 /// (`build`, on the builder thread), joined by a channel.
 protocol TableFeed: Sendable {
-    func fill(_ connection: PostgresConnection) async throws
+    func fill(_ session: PostgresSession) throws
     func build(into transaction: Transaction) throws
     func cancel()
 }
@@ -318,7 +316,8 @@ protocol TableFeed: Sendable {
 struct TypedFeed<T: TypedTable>: TableFeed {
     let table: T
     let layout: ReadLayout
-    let query: PostgresQuery
+    let query: String
+    let binds: [PostgresParameter]
     /// The row count the metadata records, checked for a whole table.
     let expected: Int?
     let channel = ChunkChannel<T.Element>()
@@ -337,9 +336,12 @@ struct TypedFeed<T: TypedTable>: TableFeed {
 
     func cancel() { channel.cancel() }
 
-    func fill(_ connection: PostgresConnection) async throws {
+    /// Rows fetched per round trip of the restore's cursor.
+    static var rowsPerFetch: Int { 4096 }
+
+    func fill(_ session: PostgresSession) throws {
         defer { channel.finish() }
-        let rows = try await connection.query(query, logger: PostgresTarget.logger)
+        try session.execute("DECLARE entitystore_feed NO SCROLL CURSOR FOR \(query)", binds)
         let decoder = PGRowDecoder(layout: layout)
         let isDynamic = T.Element.self == DynamicRecord.self
         var chunk: [T.Element] = []
@@ -347,26 +349,31 @@ struct TypedFeed<T: TypedTable>: TableFeed {
         var values: [PGValue] = []
         values.reserveCapacity(layout.names.count)
         var count = 0
-        for try await row in rows {
-            values.removeAll(keepingCapacity: true)
-            for cell in row { values.append(try CellReader.value(cell, table: layout.table)) }
-            let entity: T.Element
-            if isDynamic, let record = try Self.record(values, layout: layout) as? T.Element {
-                entity = record
-            } else {
-                do { entity = try decoder.decode(T.Element.self, row: values) } catch let error as DecodingError {
-                    throw PostgresStoreError.schemaMismatch(table: layout.table, detail: describe(error))
+        while true {
+            let rows = try session.execute("FETCH FORWARD \(Self.rowsPerFetch) FROM entitystore_feed")
+            if rows.isEmpty { break }
+            for row in 0..<rows.count {
+                values.removeAll(keepingCapacity: true)
+                for column in 0..<rows.columnCount { values.append(try rows.value(row, column, table: layout.table)) }
+                let entity: T.Element
+                if isDynamic, let record = try Self.record(values, layout: layout) as? T.Element {
+                    entity = record
+                } else {
+                    do { entity = try decoder.decode(T.Element.self, row: values) } catch let error as DecodingError {
+                        throw PostgresStoreError.schemaMismatch(table: layout.table, detail: describe(error))
+                    }
+                }
+                chunk.append(entity)
+                count += 1
+                if chunk.count == Self.chunkSize {
+                    chunk.reverse()
+                    guard channel.send(chunk) else { throw BuilderStopped() }
+                    chunk = []
+                    chunk.reserveCapacity(Self.chunkSize)
                 }
             }
-            chunk.append(entity)
-            count += 1
-            if chunk.count == Self.chunkSize {
-                chunk.reverse()
-                guard channel.send(chunk) else { throw BuilderStopped() }
-                chunk = []
-                chunk.reserveCapacity(Self.chunkSize)
-            }
         }
+        try session.execute("CLOSE entitystore_feed")
         chunk.reverse()
         if !chunk.isEmpty, !channel.send(chunk) { throw BuilderStopped() }
         if let expected, expected != count {

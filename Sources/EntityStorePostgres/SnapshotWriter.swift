@@ -1,8 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
-import PostgresNIO
 
 /// What a full snapshot to PostgreSQL wrote.
 public struct PostgresSnapshotSummary: Sendable, CustomStringConvertible {
@@ -34,9 +32,8 @@ public struct PostgresSnapshotSummary: Sendable, CustomStringConvertible {
 /// Writes a whole state into a schema, replacing what it held, in one transaction.
 ///
 /// Everything is built in a new schema with a random name: tables with generated names
-/// and columns, loaded with `COPY ... FROM STDIN` (text format: postgres-nio offers no
-/// other; the rows are encoded on a thread of their own, ``CopyEncoder``, while the
-/// connection's task sends them), then renamed to the entity tables' names (quoted), keyed and indexed. The old
+/// and columns, loaded with `COPY ... FROM STDIN` (text format; the rows are encoded on a
+/// thread of their own, ``CopyEncoder``, while the connection's thread sends them), then renamed to the entity tables' names (quoted), keyed and indexed. The old
 /// schema is dropped and the new one renamed over it before the commit, so a reader sees
 /// the old contents or the new, never a mix; any failure (or a killed process, or a
 /// server that stops) rolls everything back and leaves the old contents.
@@ -56,41 +53,38 @@ struct PostgresSnapshotWriter {
                 throw .encodingFailed(table: name, detail: "table names starting with 'entitystore_' are reserved for the store's metadata")
             }
         }
-        let (position, counts) = try await target.withConnection { connection in
-            try await SQL.transaction(connection) { connection in
-                try await self.writeAll(connection)
+        let (position, counts) = try await target.withSession { session in
+            try SQL.transaction(session) {
+                try self.writeAll(session)
             }
         }
         return PostgresSnapshotSummary(
             target: target.description, position: position, tables: counts, duration: ContinuousClock.now - start)
     }
 
-    private func writeAll(_ connection: PostgresConnection) async throws -> (Int64, [PostgresSnapshotSummary.TableCount]) {
+    private func writeAll(_ session: PostgresSession) throws -> (Int64, [PostgresSnapshotSummary.TableCount]) {
         let schema = target.schema
-        let previousHead = try await Self.lockExisting(schema: schema, connection)
+        let previousHead = try Self.lockExisting(schema: schema, session)
         let head = previousHead + 1
         let stage = "entitystore_stage_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        try await SQL.run(connection, "CREATE SCHEMA \(SQL.quote(stage))")
-        // COPY names its table unqualified (postgres-nio builds that statement), so the
-        // generated tables are found through the search path, for this transaction only.
-        try await SQL.run(connection, "SET LOCAL search_path TO \(SQL.quote(stage))")
-        try await MetadataTables.create(in: stage, connection)
+        try session.execute("CREATE SCHEMA \(SQL.quote(stage))")
+        try MetadataTables.create(in: stage, session)
         var counts: [PostgresSnapshotSummary.TableCount] = []
         for (position, table) in state.schema.tables.enumerated() {
             guard let typed = table as? any TypedTable else {
                 throw PostgresStoreError.schemaMismatch(table: table.name, detail: "not a typed table")
             }
-            let layout = try await copy(typed, position: position, into: stage, revision: head, connection)
+            let layout = try copy(typed, position: position, into: stage, revision: head, session)
             let rows = state.count(ofTable: table.name) ?? 0
-            try await MetadataTables.record(table, layout: layout, rows: rows, position: position, in: stage, connection)
-            try await MetadataTables.createIndexes(for: table, layout: layout, in: stage, connection)
+            try MetadataTables.record(table, layout: layout, rows: rows, position: position, in: stage, session)
+            try MetadataTables.createIndexes(for: table, layout: layout, in: stage, session)
             counts.append(.init(name: table.name, rows: rows))
         }
-        try await Self.recordMeta(in: stage, head: head, appSchemaVersion: appSchemaVersion, connection)
-        try await SQL.run(connection, "DROP SCHEMA IF EXISTS \(SQL.quote(schema)) CASCADE")
-        try await SQL.run(connection, "ALTER SCHEMA \(SQL.quote(stage)) RENAME TO \(SQL.quote(schema))")
+        try Self.recordMeta(in: stage, head: head, appSchemaVersion: appSchemaVersion, session)
+        try session.execute("DROP SCHEMA IF EXISTS \(SQL.quote(schema)) CASCADE")
+        try session.execute("ALTER SCHEMA \(SQL.quote(stage)) RENAME TO \(SQL.quote(schema))")
         // Delivered at commit: replicas that listen reload.
-        try await SQL.run(connection, "SELECT pg_notify($1, $2)", SQL.binds([SQL.channel(for: schema), String(head)]))
+        try session.execute("SELECT pg_notify($1, $2)", [.text(SQL.channel(for: schema)), .text(String(head))])
         return (head, counts)
     }
 
@@ -98,105 +92,102 @@ struct PostgresSnapshotWriter {
     /// (pushes wait for it); 0 when there is none.
     /// - Throws: ``PostgresStoreError/notAStore(schema:reason:)`` for a schema that holds
     ///   other tables, which a snapshot must never drop.
-    static func lockExisting(schema: String, _ connection: PostgresConnection) async throws -> Int64 {
-        let exists = try await SQL.rows(connection, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", SQL.binds([schema]))
-        guard try exists.first?.decode(Bool.self) == true else { return 0 }
-        let meta = try await SQL.rows(connection, "SELECT to_regclass($1) IS NOT NULL", SQL.binds([SQL.qualified(schema, "entitystore_meta")]))
-        guard try meta.first?.decode(Bool.self) == true else {
-            let others = try await SQL.rows(
-                connection, "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1",
-                SQL.binds([schema]))
-            if try (others.first?.decode(Int64.self) ?? 0) > 0 {
+    static func lockExisting(schema: String, _ session: PostgresSession) throws -> Int64 {
+        let exists = try session.execute("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", [.text(schema)])
+        guard exists.bool(0, 0) == true else { return 0 }
+        let meta = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, "entitystore_meta"))])
+        guard meta.bool(0, 0) == true else {
+            let others = try session.execute(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1", [.text(schema)])
+            if (others.int64(0, 0) ?? 0) > 0 {
                 throw PostgresStoreError.notAStore(schema: schema, reason: "it holds other tables, which a snapshot would drop; choose another schema")
             }
             return 0
         }
-        let head = try await SQL.rows(
-            connection, "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
-        return Int64(try head.first?.decode(String.self) ?? "0") ?? 0
+        let head = try session.execute("SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+        return head.isEmpty ? 0 : Int64(head.string(0, 0) ?? "0") ?? 0
     }
 
-    static func recordMeta(in schema: String, head: Int64, appSchemaVersion: Int, _ connection: PostgresConnection) async throws {
+    static func recordMeta(in schema: String, head: Int64, appSchemaVersion: Int, _ session: PostgresSession) throws {
         let keys = ["format_version", "app_schema_version", "library", "created_at", "log_head", "log_start"]
         let values = [
             String(MetadataTables.formatVersion), String(appSchemaVersion), "EntityStorePostgres",
             Date().formatted(.iso8601), String(head), String(head),
         ]
-        try await SQL.run(
-            connection,
+        try session.execute(
             "INSERT INTO \(SQL.qualified(schema, "entitystore_meta")) (key, value) SELECT k, v FROM unnest($1::text[], $2::text[]) AS u(k, v)",
-            SQL.binds([keys, values]))
+            [.texts(keys), .texts(values)])
     }
 
     /// Creates and fills one table under a generated name, then gives it its own name,
     /// its columns' names and its primary key.
     private func copy<T: TypedTable>(
-        _ table: T, position: Int, into stage: String, revision: Int64, _ connection: PostgresConnection
-    ) async throws -> WriteLayout {
+        _ table: T, position: Int, into stage: String, revision: Int64, _ session: PostgresSession
+    ) throws -> WriteLayout {
         let view = state[table.typed]
-        let generated = "entitystore_t\(position)"
+        let generated = SQL.qualified(stage, "entitystore_t\(position)")
         let encoder = try CopyEncoder(
             view: view, bulk: table.typed.bulk, table: table.name, revision: revision, bytesPerPiece: Self.bytesPerMessage)
-        // The rows are encoded on a thread of their own while this task sends them.
+        // The rows are encoded on a thread of their own while this one sends them.
         let feed = encoder.start()
         defer { feed.cancel() }
         func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
         var layout = encoder.initialLayout
         var created = false
-        func create() async throws {
+        func create() throws {
             var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
             definitions.append("\"entitystore_revision\" BIGINT NOT NULL")
-            try await SQL.run(connection, "CREATE TABLE \(SQL.qualified(stage, generated)) (\(definitions.joined(separator: ", ")))")
+            try session.execute("CREATE TABLE \(generated) (\(definitions.joined(separator: ", ")))")
             created = true
         }
-        var pending = try await feed.next()
+        var pending = try feed.next()
         while let piece = pending {
             pending = nil
             switch piece {
             case let .layout(next, changes):
                 layout = next
                 if !created {
-                    try await create()
+                    try create()
                     break
                 }
                 for change in changes {
                     switch change {
                     case let .add(column):
-                        try await SQL.run(
-                            connection, "ALTER TABLE \(SQL.qualified(stage, generated)) ADD COLUMN \(SQL.quote(columnName(column))) \(layout.sqlType(column))")
+                        try session.execute("ALTER TABLE \(generated) ADD COLUMN \(SQL.quote(columnName(column))) \(layout.sqlType(column))")
                     case let .retype(column):
-                        try await SQL.run(
-                            connection,
-                            "ALTER TABLE \(SQL.qualified(stage, generated)) ALTER COLUMN \(SQL.quote(columnName(column))) TYPE \(layout.sqlType(column)) USING NULL")
+                        try session.execute(
+                            "ALTER TABLE \(generated) ALTER COLUMN \(SQL.quote(columnName(column))) TYPE \(layout.sqlType(column)) USING NULL")
                     }
                 }
             case let .rows(first):
                 // One COPY for the rows up to the next layout change (or the end).
-                let columns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
-                try await connection.copyFrom(table: generated, columns: columns, logger: PostgresTarget.logger) { writer in
-                    try await SQL.write(first, to: writer, of: connection)
-                    while let next = try await feed.next() {
-                        guard case let .rows(buffer) = next else {
-                            pending = next
-                            return
-                        }
-                        try await SQL.write(buffer, to: writer, of: connection)
+                let columns = (layout.columns.indices.map(columnName) + ["entitystore_revision"]).map(SQL.quote)
+                var firstChunk: [UInt8]? = first
+                try session.copyIn("COPY \(generated) (\(columns.joined(separator: ", "))) FROM STDIN") {
+                    if let chunk = firstChunk {
+                        firstChunk = nil
+                        return chunk
                     }
+                    guard let next = try feed.next() else { return nil }
+                    guard case let .rows(buffer) = next else {
+                        pending = next
+                        return nil
+                    }
+                    return buffer
                 }
             case let .done(final):
                 layout = final
-                if !created { try await create() }
+                if !created { try create() }
             }
             if pending == nil, case .done = piece { break }
-            if pending == nil { pending = try await feed.next() }
+            if pending == nil { pending = try feed.next() }
         }
         for column in layout.columns.indices {
-            try await SQL.run(
-                connection,
-                "ALTER TABLE \(SQL.qualified(stage, generated)) RENAME COLUMN \(SQL.quote(columnName(column))) TO \(SQL.quote(layout.columns[column].name))")
+            try session.execute(
+                "ALTER TABLE \(generated) RENAME COLUMN \(SQL.quote(columnName(column))) TO \(SQL.quote(layout.columns[column].name))")
         }
-        try await SQL.run(connection, "ALTER TABLE \(SQL.qualified(stage, generated)) RENAME TO \(SQL.quote(table.name))")
-        try await SQL.run(connection, "ALTER TABLE \(SQL.qualified(stage, table.name)) ADD PRIMARY KEY (\"id\")")
+        try session.execute("ALTER TABLE \(generated) RENAME TO \(SQL.quote(table.name))")
+        try session.execute("ALTER TABLE \(SQL.qualified(stage, table.name)) ADD PRIMARY KEY (\"id\")")
         return layout
     }
 }

@@ -1,7 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import PostgresNIO
 
 /// The columns of one stored table: `id` first, then the fields, growing as rows reveal
 /// fields (an optional field that was nil in every earlier row).
@@ -234,7 +233,7 @@ enum MetadataTables {
     /// The snapshot format version whose contract the layout follows.
     static let formatVersion = 3
 
-    static func create(in schema: String, _ connection: PostgresConnection) async throws {
+    static func create(in schema: String, _ session: PostgresSession) throws {
         let statements = [
             "CREATE TABLE \(SQL.qualified(schema, "entitystore_meta")) (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             """
@@ -261,64 +260,59 @@ enum MetadataTables {
             """,
             "CREATE INDEX \(SQL.quote("entitystore_changes_position")) ON \(SQL.qualified(schema, "entitystore_changes")) (position)",
         ]
-        for statement in statements { try await SQL.run(connection, statement) }
+        try session.executeScript(statements.joined(separator: ";\n"))
     }
 
     /// Records one table's row, columns, indexes and relations.
     static func record(
-        _ table: any AnyTable, layout: WriteLayout, rows: Int, position: Int, in schema: String, _ connection: PostgresConnection
-    ) async throws {
-        try await SQL.run(
-            connection,
-            "INSERT INTO \(SQL.qualified(schema, "entitystore_tables")) (name, entity_type, id_kind, row_count, position) VALUES ($1, $2, $3, $4, $5)",
-            SQL.binds([table.name, table.entityTypeName, (layout.columns[0].kind ?? .null).rawValue, Int64(rows), Int64(position)]))
-        try await recordColumns(table.name, layout.columns, from: 0, in: schema, connection)
+        _ table: any AnyTable, layout: WriteLayout, rows: Int, position: Int, in schema: String, _ session: PostgresSession
+    ) throws {
+        try session.execute(
+            "INSERT INTO \(SQL.qualified(schema, "entitystore_tables")) (name, entity_type, id_kind, row_count, position) VALUES ($1, $2, $3, $4::int8, $5::int8)",
+            [.text(table.name), .text(table.entityTypeName), .text((layout.columns[0].kind ?? .null).rawValue), .integer(Int64(rows)), .integer(Int64(position))])
+        try recordColumns(table.name, layout.columns, from: 0, in: schema, session)
         let indexes = table.indexDescriptions
         if !indexes.isEmpty {
-            try await SQL.run(
-                connection,
+            try session.execute(
                 """
                 INSERT INTO \(SQL.qualified(schema, "entitystore_indexes")) (table_name, name, kind, field) \
                 SELECT $1, n, k, f FROM unnest($2::text[], $3::text[], $4::text[]) AS u(n, k, f)
                 """,
-                SQL.binds([table.name, indexes.map(\.name), indexes.map(\.kind.rawValue), indexes.map(\.field)]))
+                [.text(table.name), .texts(indexes.map(\.name)), .texts(indexes.map(\.kind.rawValue)), .texts(indexes.map(\.field))])
         }
         let relations = table.relations
         if !relations.isEmpty {
-            try await SQL.run(
-                connection,
+            try session.execute(
                 """
                 INSERT INTO \(SQL.qualified(schema, "entitystore_relations")) (table_name, field, target_table, delete_rule) \
                 SELECT $1, f, t, r FROM unnest($2::text[], $3::text[], $4::text[]) AS u(f, t, r)
                 """,
-                SQL.binds([table.name, relations.map(\.field), relations.map(\.targetTable), relations.map(\.deleteRule.rawValue)]))
+                [.text(table.name), .texts(relations.map(\.field)), .texts(relations.map(\.targetTable)), .texts(relations.map(\.deleteRule.rawValue))])
         }
     }
 
     /// Records the columns from `first` on.
     static func recordColumns(
-        _ table: String, _ columns: [WriteLayout.Column], from first: Int, in schema: String, _ connection: PostgresConnection
-    ) async throws {
+        _ table: String, _ columns: [WriteLayout.Column], from first: Int, in schema: String, _ session: PostgresSession
+    ) throws {
         guard first < columns.count else { return }
         let slice = columns[first...]
-        try await SQL.run(
-            connection,
+        try session.execute(
             """
             INSERT INTO \(SQL.qualified(schema, "entitystore_columns")) (table_name, name, kind, nullable, position) \
             SELECT $1, n, k, b, p FROM unnest($2::text[], $3::text[], $4::bool[], $5::int8[]) AS u(n, k, b, p)
             """,
-            SQL.binds([
-                table, slice.map(\.name), slice.map { ($0.kind ?? .null).rawValue }, slice.map(\.nullable),
-                slice.indices.map { Int64($0) },
-            ]))
+            [
+                .text(table), .texts(slice.map(\.name)), .texts(slice.map { ($0.kind ?? .null).rawValue }),
+                .texts(slice.map { $0.nullable ? "t" : "f" }), .integers(slice.indices.map { Int64($0) }),
+            ])
     }
 
     /// Creates the SQL index of each declared index on a top-level field that is a column.
-    static func createIndexes(for table: any AnyTable, layout: WriteLayout, in schema: String, _ connection: PostgresConnection) async throws {
+    static func createIndexes(for table: any AnyTable, layout: WriteLayout, in schema: String, _ session: PostgresSession) throws {
         for index in table.indexDescriptions where layout.index[index.field] != nil && index.field != "id" {
             let unique = index.kind == .unique ? "UNIQUE " : ""
-            try await SQL.run(
-                connection,
+            try session.execute(
                 "CREATE \(unique)INDEX \(SQL.quote(SQL.indexName(table: table.name, index: index.name))) ON \(SQL.qualified(schema, table.name)) (\(SQL.quote(index.field)))")
         }
     }

@@ -1,8 +1,6 @@
 #if PostgreSQL
 import EntityStore
 import Foundation
-import NIOCore
-import PostgresNIO
 
 /// The rows of one table a push writes: the current values of changed rows, and the IDs
 /// of removed ones.
@@ -98,16 +96,16 @@ func idText(_ value: EncodedValue) -> String {
 }
 
 /// `$n::type[]` binding a list of IDs of one kind.
-func bindIDs(_ ids: [EncodedValue], kind: PostgresColumnKind, into binds: inout PostgresBindings) -> String {
+func bindIDs(_ ids: [EncodedValue], kind: PostgresColumnKind, into binds: inout [PostgresParameter]) -> String {
     switch kind {
     case .integer:
-        binds.append(ids.compactMap { if case let .integer(number) = $0.value { return number } else { return Int64(idText($0)) } })
+        binds.append(.integers(ids.compactMap { if case let .integer(number) = $0.value { return number } else { return Int64(idText($0)) } }))
         return "$\(binds.count)::int8[]"
     case .uuid:
-        binds.append(ids.map(idText))
+        binds.append(.texts(ids.map(idText)))
         return "$\(binds.count)::text[]::uuid[]"
     default:
-        binds.append(ids.map(idText))
+        binds.append(.texts(ids.map(idText)))
         return "$\(binds.count)::text[]"
     }
 }
@@ -123,20 +121,19 @@ struct PushTransaction {
     let position: Int64
     let mine: Set<Int64>
 
-    func run(_ batches: [any PushBatch], _ connection: PostgresConnection) async throws -> (Int64, Int, Int64) {
+    func run(_ batches: [any PushBatch], _ session: PostgresSession) throws -> (Int64, Int, Int64) {
         let meta = SQL.qualified(schema, "entitystore_meta")
         // The row lock orders pushes: positions follow commit order.
         var values: [String: String] = [:]
         do {
             // Only the head row is locked (every writer locks it first: no deadlock).
-            for row in try await SQL.rows(
-                connection,
-                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h") {
-                let (head, start) = try row.decode((String, String?).self)
-                values["log_head"] = head
-                values["log_start"] = start
+            let rows = try session.execute(
+                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h")
+            for row in 0..<rows.count {
+                values["log_head"] = try rows.requiredString(row, 0)
+                values["log_start"] = rows.string(row, 1)
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
+        } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: schema, reason: "it has no entitystore_meta table (push a snapshot first)")
         }
         let head = values["log_head"].flatMap { Int64($0) } ?? 0
@@ -146,15 +143,17 @@ struct PushTransaction {
         let names = batches.map(\.tableName)
         var idKinds: [String: PostgresColumnKind] = [:]
         var columns: [String: [WriteLayout.Column]] = [:]
-        for row in try await SQL.rows(
-            connection,
+        let layoutRows = try session.execute(
             """
             SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
             LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
             WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
             """,
-            SQL.binds([names])) {
-            let (table, idKind, name, kind, nullable) = try row.decode((String, String, String?, String?, Bool?).self)
+            [.texts(names)])
+        for row in 0..<layoutRows.count {
+            let (table, idKind, name, kind, nullable) = (
+                try layoutRows.requiredString(row, 0), try layoutRows.requiredString(row, 1), layoutRows.string(row, 2),
+                layoutRows.string(row, 3), layoutRows.bool(row, 4))
             idKinds[table] = PostgresColumnKind(rawValue: idKind) ?? .null
             if let name, let kind, name != "id" {
                 let parsed = PostgresColumnKind(rawValue: kind)
@@ -197,41 +196,37 @@ struct PushTransaction {
                 PostgresConflict(table: $0.0, id: $0.1, expectedRevision: position, serverRevision: logStart)
             })
         }
-        var binds = PostgresBindings()
-        binds.append(conflictTables)
-        binds.append(conflictIDs)
-        binds.append(position)
-        binds.append(Array(mine))
-        let conflicts = try await SQL.rows(
-            connection,
+        let conflicts = try session.execute(
             """
             SELECT c.table_name, c.row_id, max(c.position) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
             JOIN unnest($1::text[], $2::text[]) AS p(t, r) ON c.table_name = p.t AND c.row_id = p.r \
-            WHERE c.position > $3 AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
-            """, binds)
+            WHERE c.position > $3::int8 AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
+            """, [.texts(conflictTables), .texts(conflictIDs), .integer(position), .integers(Array(mine))])
         if !conflicts.isEmpty {
-            throw PostgresStoreError.conflict(try conflicts.map { row in
-                let (table, id, at) = try row.decode((String, String, Int64).self)
-                return PostgresConflict(table: table, id: id, expectedRevision: position, serverRevision: at)
-            })
+            var found: [PostgresConflict] = []
+            for row in 0..<conflicts.count {
+                found.append(PostgresConflict(
+                    table: try conflicts.requiredString(row, 0), id: try conflicts.requiredString(row, 1), expectedRevision: position,
+                    serverRevision: try conflicts.requiredInt64(row, 2)))
+            }
+            throw PostgresStoreError.conflict(found)
         }
 
         let newPosition = head + 1
         var written = 0
         for (index, item) in prepared.enumerated() {
-            written += try await write(item.batch, layout: item.layout, firstNew: item.firstNew, changes: item.changes, rows: item.rows,
-                                       removals: item.removals, temporary: "entitystore_push_\(index)", revision: newPosition, connection)
+            written += try write(item.batch, layout: item.layout, firstNew: item.firstNew, changes: item.changes, rows: item.rows,
+                                       removals: item.removals, temporary: "entitystore_push_\(index)", revision: newPosition, session)
         }
         // The change log, the new head and the notification, in one statement.
-        try await SQL.run(
-            connection,
+        try session.execute(
             """
             WITH logged AS (INSERT INTO \(SQL.qualified(schema, "entitystore_changes")) (position, table_name, row_id, origin) \
-            SELECT $1, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)), \
-            moved AS (UPDATE \(meta) SET value = $1::text WHERE key = 'log_head') \
-            SELECT pg_notify($5, $1::text)
+            SELECT $1::int8, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)), \
+            moved AS (UPDATE \(meta) SET value = $1::int8::text WHERE key = 'log_head') \
+            SELECT pg_notify($5, $1::int8::text)
             """,
-            SQL.binds([newPosition, conflictTables, conflictIDs, origin, SQL.channel(for: schema)]))
+            [.integer(newPosition), .texts(conflictTables), .texts(conflictIDs), .text(origin), .text(SQL.channel(for: schema))])
         return (newPosition, written, head)
     }
 
@@ -240,30 +235,30 @@ struct PushTransaction {
     private func write(
         _ batch: any PushBatch, layout: WriteLayout, firstNew: Int, changes: [WriteLayout.Change],
         rows: [[(name: String, value: EncodedValue)]], removals: [EncodedValue], temporary: String, revision: Int64,
-        _ connection: PostgresConnection
-    ) async throws -> Int {
+        _ session: PostgresSession
+    ) throws -> Int {
         let table = SQL.qualified(schema, batch.tableName)
         for change in changes {
             switch change {
             case let .add(position):
                 let column = layout.columns[position]
-                try await SQL.run(connection, "ALTER TABLE \(table) ADD COLUMN \(SQL.quote(column.name)) \(layout.sqlType(position))")
+                try session.execute("ALTER TABLE \(table) ADD COLUMN \(SQL.quote(column.name)) \(layout.sqlType(position))")
             case let .retype(position):
                 let column = layout.columns[position]
                 let using = position == 0 ? "\(SQL.quote("id"))::text::\(layout.sqlType(position))" : "NULL"
-                try await SQL.run(connection, "ALTER TABLE \(table) ALTER COLUMN \(SQL.quote(column.name)) TYPE \(layout.sqlType(position)) USING \(using)")
+                try session.execute("ALTER TABLE \(table) ALTER COLUMN \(SQL.quote(column.name)) TYPE \(layout.sqlType(position)) USING \(using)")
                 if position == 0 {
-                    try await SQL.run(
-                        connection, "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET id_kind = $1 WHERE name = $2",
-                        SQL.binds([(column.kind ?? .null).rawValue, batch.tableName]))
+                    try session.execute(
+                        "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET id_kind = $1 WHERE name = $2",
+                        [.text((column.kind ?? .null).rawValue), .text(batch.tableName)])
                 }
-                try await SQL.run(
-                    connection, "UPDATE \(SQL.qualified(schema, "entitystore_columns")) SET kind = $1 WHERE table_name = $2 AND name = $3",
-                    SQL.binds([(column.kind ?? .null).rawValue, batch.tableName, column.name]))
+                try session.execute(
+                    "UPDATE \(SQL.qualified(schema, "entitystore_columns")) SET kind = $1 WHERE table_name = $2 AND name = $3",
+                    [.text((column.kind ?? .null).rawValue), .text(batch.tableName), .text(column.name)])
             }
         }
         if firstNew < layout.columns.count {
-            try await MetadataTables.recordColumns(batch.tableName, layout.columns, from: firstNew, in: schema, connection)
+            try MetadataTables.recordColumns(batch.tableName, layout.columns, from: firstNew, in: schema, session)
         }
         var delta: Int64 = 0
         let targets = layout.columns.map { SQL.quote($0.name) } + ["\"entitystore_revision\""]
@@ -271,68 +266,66 @@ struct PushTransaction {
         let parameters = (layout.columns.count + 1) * rows.count
         if !rows.isEmpty && rows.count <= Self.rowsPerStatement && parameters < 30_000 {
             // A few rows: one INSERT with bound values, no temporary table.
-            var binds = PostgresBindings(capacity: parameters)
+            var binds: [PostgresParameter] = []
+            binds.reserveCapacity(parameters)
             var tuples: [String] = []
             var values: [PGValue] = []
             for fields in rows {
                 layout.values(fields, into: &values)
                 var marks: [String] = []
                 for (position, value) in values.enumerated() {
-                    PostgresCondition.bind(value, into: &binds)
+                    binds.append(PostgresParameter(value))
                     marks.append("$\(binds.count)::\(layout.sqlType(position))")
                 }
-                binds.append(revision)
+                binds.append(.integer(revision))
                 marks.append("$\(binds.count)::int8")
                 tuples.append("(" + marks.joined(separator: ", ") + ")")
             }
-            let inserted = try await SQL.rows(
-                connection,
+            let inserted = try session.execute(
                 """
                 WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \
                 ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
                 SELECT count(*) FILTER (WHERE inserted) FROM up
                 """, binds)
-            delta += try inserted.first?.decode(Int64.self) ?? 0
+            delta += inserted.int64(0, 0) ?? 0
         } else if !rows.isEmpty {
             func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
             var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
             definitions.append("\"entitystore_revision\" BIGINT")
-            try await SQL.run(connection, "CREATE TEMPORARY TABLE \(SQL.quote(temporary)) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
-            let copyColumns = layout.columns.indices.map(columnName) + ["entitystore_revision"]
-            try await connection.copyFrom(table: temporary, columns: copyColumns, logger: PostgresTarget.logger) { writer in
-                var buffer = ByteBuffer()
-                var values: [PGValue] = []
-                for fields in rows {
-                    layout.values(fields, into: &values)
+            try session.execute("CREATE TEMPORARY TABLE \(SQL.quote(temporary)) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
+            let copyColumns = (layout.columns.indices.map(columnName) + ["entitystore_revision"]).map(SQL.quote)
+            var next = rows.startIndex
+            var values: [PGValue] = []
+            try session.copyIn("COPY \(SQL.quote(temporary)) (\(copyColumns.joined(separator: ", "))) FROM STDIN") {
+                guard next < rows.endIndex else { return nil }
+                var buffer: [UInt8] = []
+                while next < rows.endIndex && buffer.count < PostgresSnapshotWriter.bytesPerMessage {
+                    layout.values(rows[next], into: &values)
                     CopyText.appendRow(values, revision: revision, to: &buffer)
-                    if buffer.readableBytes >= PostgresSnapshotWriter.bytesPerMessage {
-                        try await SQL.write(buffer, to: writer, of: connection)
-                        buffer.clear()
-                    }
+                    next += 1
                 }
-                if buffer.readableBytes > 0 { try await SQL.write(buffer, to: writer, of: connection) }
+                return buffer
             }
             let sources = layout.columns.indices.map { SQL.quote(columnName($0)) } + ["\"entitystore_revision\""]
-            let inserted = try await SQL.rows(
-                connection,
+            let inserted = try session.execute(
                 """
                 WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(SQL.quote(temporary)) \
                 ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
                 SELECT count(*) FILTER (WHERE inserted) FROM up
                 """)
-            delta += try inserted.first?.decode(Int64.self) ?? 0
+            delta += inserted.int64(0, 0) ?? 0
         }
         if !removals.isEmpty {
-            var binds = PostgresBindings()
+            var binds: [PostgresParameter] = []
             let list = bindIDs(removals, kind: layout.columns[0].kind ?? .string, into: &binds)
-            let deleted = try await SQL.rows(
-                connection, "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1) SELECT count(*) FROM d", binds)
-            delta -= try deleted.first?.decode(Int64.self) ?? 0
+            let deleted = try session.execute(
+                "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1) SELECT count(*) FROM d", binds)
+            delta -= deleted.int64(0, 0) ?? 0
         }
         if delta != 0 {
-            try await SQL.run(
-                connection, "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET row_count = row_count + $1 WHERE name = $2",
-                SQL.binds([delta, batch.tableName]))
+            try session.execute(
+                "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET row_count = row_count + $1::int8 WHERE name = $2",
+                [.integer(delta), .text(batch.tableName)])
         }
         return rows.count + removals.count
     }
@@ -378,16 +371,14 @@ struct PullTransaction {
     let position: Int64
     let mine: Set<Int64>
 
-    func run(_ connection: PostgresConnection) async throws -> PullOutcome {
+    func run(_ session: PostgresSession) throws -> PullOutcome {
         let stored = target.schema
         let meta = SQL.qualified(stored, "entitystore_meta")
         var values: [String: String] = [:]
         do {
-            for row in try await SQL.rows(connection, "SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')") {
-                let (key, value) = try row.decode((String, String).self)
-                values[key] = value
-            }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" || error.serverInfo?[.sqlState] == "3F000" {
+            let rows = try session.execute("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')")
+            for row in 0..<rows.count { values[try rows.requiredString(row, 0)] = try rows.requiredString(row, 1) }
+        } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
         }
         let head = values["log_head"].flatMap { Int64($0) } ?? 0
@@ -398,46 +389,41 @@ struct PullTransaction {
                 : "position \(position) is no longer in the change log (it starts after \(logStart))")
         }
         guard head > position else { return .changes(head: head, tables: []) }
-        var binds = PostgresBindings()
-        binds.append(position)
-        binds.append(head)
-        binds.append(Array(mine))
         var changed: [String: [String]] = [:]
-        for row in try await SQL.rows(
-            connection,
+        let changes = try session.execute(
             """
-            SELECT table_name, row_id FROM \(SQL.qualified(stored, "entitystore_changes")) WHERE position > $1 AND position <= $2 \
+            SELECT table_name, row_id FROM \(SQL.qualified(stored, "entitystore_changes")) WHERE position > $1::int8 AND position <= $2::int8 \
             GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($3::int8[]))
-            """, binds) {
-            let (table, id) = try row.decode((String, String).self)
-            changed[table, default: []].append(id)
+            """, [.integer(position), .integer(head), .integers(Array(mine))])
+        for row in 0..<changes.count {
+            changed[try changes.requiredString(row, 0), default: []].append(try changes.requiredString(row, 1))
         }
         guard !changed.isEmpty else { return .changes(head: head, tables: []) }
-        let layouts = try await Self.layouts(of: Array(changed.keys), schema: stored, connection)
+        let layouts = try Self.layouts(of: Array(changed.keys), schema: stored, session)
         var tables: [any PulledTable] = []
         for table in schema.tables {
             guard let ids = changed[table.name], let typed = table as? any TypedTable else { continue }
             guard let storedTable = layouts[table.name] else {
                 throw PostgresStoreError.schemaMismatch(table: table.name, detail: "the store in PostgreSQL has no such table")
             }
-            tables.append(try await fetch(typed, ids: ids, stored: storedTable, connection))
+            tables.append(try fetch(typed, ids: ids, stored: storedTable, session))
         }
         return .changes(head: head, tables: tables)
     }
 
     /// The id kind and columns of the named tables, in one query.
-    static func layouts(of names: [String], schema: String, _ connection: PostgresConnection) async throws -> [String: PostgresStoreMetadata.StoredTable] {
+    static func layouts(of names: [String], schema: String, _ session: PostgresSession) throws -> [String: PostgresStoreMetadata.StoredTable] {
         var idKinds: [String: PostgresColumnKind] = [:]
         var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
-        for row in try await SQL.rows(
-            connection,
+        let rows = try session.execute(
             """
             SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
             LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
             WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
             """,
-            SQL.binds([names])) {
-            let (table, idKind, name, kind) = try row.decode((String, String, String?, String?).self)
+            [.texts(names)])
+        for row in 0..<rows.count {
+            let (table, idKind, name, kind) = (try rows.requiredString(row, 0), try rows.requiredString(row, 1), rows.string(row, 2), rows.string(row, 3))
             guard let parsedID = PostgresColumnKind(rawValue: idKind) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "unknown id kind '\(idKind)'")
             }
@@ -459,8 +445,8 @@ struct PullTransaction {
     }
 
     private func fetch<T: TypedTable>(
-        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, _ connection: PostgresConnection
-    ) async throws -> any PulledTable {
+        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, _ session: PostgresSession
+    ) throws -> any PulledTable {
         var names = ["id"]
         var kinds = [stored.idKind]
         var selected = [SQL.quote("id") + (stored.idKind.selectsAsText ? "::text" : "")]
@@ -470,20 +456,20 @@ struct PullTransaction {
             selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
         }
         let layout = ReadLayout(table: stored.name, names: names, kinds: kinds)
-        var binds = PostgresBindings()
+        var binds: [PostgresParameter] = []
         let idValues = ids.map { text in
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
         }
         let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
-        let rows = try await SQL.run(
-            connection, "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name)) WHERE \"id\" = ANY(\(list))", binds)
+        let rows = try session.execute(
+            "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name)) WHERE \"id\" = ANY(\(list))", binds)
         let decoder = PGRowDecoder(layout: layout)
         var entities: [T.Element] = []
         var found = Set<String>()
         var cells: [PGValue] = []
-        for try await row in rows {
+        for row in 0..<rows.count {
             cells.removeAll(keepingCapacity: true)
-            for cell in row { cells.append(try CellReader.value(cell, table: stored.name)) }
+            for column in 0..<rows.columnCount { cells.append(try rows.value(row, column, table: stored.name)) }
             let entity: T.Element
             if T.Element.self == DynamicRecord.self, let record = try TypedFeed<T>.record(cells, layout: layout) as? T.Element {
                 entity = record

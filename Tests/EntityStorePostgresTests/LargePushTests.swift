@@ -1,8 +1,8 @@
 #if PostgreSQL
 import EntityStore
 @testable import EntityStorePostgres
+import EntityStoreTestSupport
 import Foundation
-import NIOCore
 import StoreCore
 import Testing
 
@@ -31,7 +31,7 @@ func sampleLateRows(_ count: Int, tagFrom: Int, scoreAt: Int) -> [LateRow] {
 struct PostgresLargePushTests {
     @Test("columns that first appear after several COPY messages, and at the last row, round-trip")
     func columnsAppearMidTable() async throws {
-        let target = try TestServer.target("midtable")
+        let target = try await TestServer.target("midtable")
         defer { Task { await TestServer.drop(target) } }
         let store = try EntityStore { lateRows }
         try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(30_000, tagFrom: 20_000, scoreAt: 29_999)) }
@@ -46,7 +46,7 @@ struct PostgresLargePushTests {
 
     @Test("a row that cannot be stored late in a large table: a clear error, the previous contents kept, no stage left", arguments: [3, 25_000, 29_999])
     func failureLateInATable(at position: Int) async throws {
-        let target = try TestServer.target("latefail")
+        let target = try await TestServer.target("latefail")
         defer { Task { await TestServer.drop(target) } }
         let store = try EntityStore { lateRows }
         try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(100, tagFrom: 0, scoreAt: 0)) }
@@ -75,13 +75,9 @@ struct PostgresLargePushTests {
 
 @Suite("The push's hand-off from its encoding thread")
 struct CopyFeedTests {
-    static func piece(_ byte: UInt8) -> CopyPiece {
-        var buffer = ByteBuffer()
-        buffer.writeInteger(byte)
-        return .rows(buffer)
-    }
+    static func piece(_ byte: UInt8) -> CopyPiece { .rows([byte]) }
 
-    @Test("every piece arrives once, in order, though the thread runs ahead up to the capacity")
+    @Test("every piece arrives once, in order, though the encoder runs ahead up to the capacity")
     func inOrder() async throws {
         let feed = CopyFeed(capacity: 2)
         let thread = Thread {
@@ -89,56 +85,61 @@ struct CopyFeedTests {
             feed.finish()
         }
         thread.start()
-        var received: [UInt8] = []
-        while let piece = try await feed.next() {
-            guard case let .rows(buffer) = piece, let byte = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else {
-                Issue.record("unexpected piece")
-                continue
+        let received = try await onOwnThread { () throws -> [UInt8] in
+            var received: [UInt8] = []
+            while let piece = try feed.next() {
+                guard case let .rows(bytes) = piece, let byte = bytes.first else {
+                    Issue.record("unexpected piece")
+                    continue
+                }
+                received.append(byte)
+                if received.count % 50 == 0 { Thread.sleep(forTimeInterval: 0.005) }
             }
-            received.append(byte)
-            if received.count % 50 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            return received
         }
         #expect(received == (0..<200).map { UInt8($0) })
     }
 
-    @Test("the thread's error reaches the task after the pieces before it")
+    @Test("the encoder's error reaches the sender after the pieces before it")
     func errorAfterPieces() async throws {
         struct Broken: Error {}
         let feed = CopyFeed(capacity: 4)
         #expect(feed.send(Self.piece(1)))
         feed.finish(throwing: Broken())
-        #expect(try await feed.next() != nil)
-        await #expect(throws: Broken.self) { try await feed.next() }
+        #expect(try feed.next() != nil)
+        #expect(throws: Broken.self) { try feed.next() }
     }
 
-    @Test("cancelling frees a thread waiting on a full feed; its later sends are refused")
-    func cancelFreesTheThread() async throws {
+    @Test("cancelling frees an encoder waiting on a full feed; its later sends are refused")
+    func cancelFreesTheEncoder() async throws {
         let feed = CopyFeed(capacity: 1)
         let refused = Lock(false)
         let exited = Lock(false)
+        let started = Lock(false)
         let thread = Thread {
             _ = feed.send(Self.piece(1))
+            started.withLock { $0 = true }
             let accepted = feed.send(Self.piece(2))
             refused.withLock { $0 = !accepted }
             exited.withLock { $0 = true }
         }
         thread.start()
-        try await Task.sleep(for: .milliseconds(50))
+        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(20))
         #expect(!exited.withLock { $0 })
         feed.cancel()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !exited.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while !exited.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(refused.withLock { $0 })
-        await #expect(throws: CancellationError.self) { try await feed.next() }
+        #expect(throws: CancellationError.self) { try feed.next() }
     }
 
-    @Test("a task cancelled while it waits for a piece stops waiting, and stops the thread")
-    func taskCancellation() async throws {
+    @Test("cancelling frees a sender waiting for a piece, and stops the encoder")
+    func cancelFreesTheSender() async throws {
         let feed = CopyFeed(capacity: 1)
-        let waiter = Task { try await feed.next() }
-        try await Task.sleep(for: .milliseconds(50))
-        waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        let waiting = Task { try await onOwnThread { try feed.next() } }
+        try await Task.sleep(for: .milliseconds(20))
+        feed.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(!feed.send(Self.piece(1)))
     }
 }

@@ -1,56 +1,87 @@
 #if PostgreSQL
 import EntityStore
 @testable import EntityStorePostgres
+import EntityStoreTestSupport
 import Foundation
-import PostgresNIO
 import Testing
 
-/// The PostgreSQL server the tests use: `ENTITYSTORE_POSTGRES_URL`. `.ci/run` starts a
-/// throwaway one; without it the tests skip locally and fail under CI (`CI` set).
+/// The PostgreSQL server the tests use: `ENTITYSTORE_POSTGRES_URL` when set; otherwise a
+/// throwaway cluster this test process starts on first use with PostgreSQL's own server
+/// binaries (`scripts/postgres-cluster`: a temporary directory, a free loopback port,
+/// stopped and removed once the process is gone, however it ended). Without either, the
+/// tests are skipped with a note locally and fail under CI (`CI` set).
 enum TestServer {
-    static let url = ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"]
+    static let configuredURL = ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     static let isCI = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "0" && $0 != "false" } ?? false
 
-    /// Whether the PostgreSQL tests run: with a server, or under CI (where a missing one fails them).
-    static var enabled: Bool { url != nil || isCI }
+    /// The directory of PostgreSQL's server binaries (`ENTITYSTORE_POSTGRES_BIN`, or the
+    /// newest of Debian's `/usr/lib/postgresql/*/bin`), if installed.
+    static let serverBinaries: String? = {
+        if let configured = ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_BIN"], !configured.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: configured + "/initdb") ? configured : nil
+        }
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .filter { FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/initdb") }
+            .sorted { Int($0) ?? 0 < Int($1) ?? 0 }
+        return versions.last.map { "\(root)/\($0)/bin" }
+    }()
+
+    /// Whether the PostgreSQL tests run: with a server or the means to start one, or under
+    /// CI (where a missing one fails them).
+    static var enabled: Bool { configuredURL != nil || serverBinaries != nil || isCI }
 
     struct Missing: Error, CustomStringConvertible {
         var description: String {
-            "ENTITYSTORE_POSTGRES_URL is not set: under CI, .ci/run must start a PostgreSQL cluster and export it"
+            "no PostgreSQL server: install Debian's postgresql package (the tests start their own) or set ENTITYSTORE_POSTGRES_URL"
         }
     }
 
-    /// A target in a schema of its own (dropped by `drop`).
-    static func target(_ prefix: String = "t") throws -> PostgresTarget {
-        guard let url else { throw Missing() }
-        return try PostgresTarget(url: url, schema: "\(prefix)_\(UInt32.random(in: 0...UInt32.max))")
+    /// The server's URL, starting the throwaway cluster on first use.
+    static func url() async throws -> String {
+        if let configuredURL { return configuredURL }
+        guard serverBinaries != nil else { throw Missing() }
+        return try await ThrowawayCluster.shared.url()
     }
 
-    /// Runs `body` on a plain connection to the server.
-    static func withConnection<R: Sendable>(_ target: PostgresTarget, _ body: (PostgresConnection) async throws -> R) async throws -> R {
-        try await target.withConnection(body)
+    /// A target in a schema of its own (dropped by `drop`).
+    static func target(_ prefix: String = "t") async throws -> PostgresTarget {
+        try PostgresTarget(url: try await url(), schema: "\(prefix)_\(UInt32.random(in: 0...UInt32.max))")
     }
 
     /// Drops the target's schema.
     static func drop(_ target: PostgresTarget) async {
-        _ = try? await withConnection(target) { connection in
-            try await SQL.run(connection, "DROP SCHEMA IF EXISTS \(SQL.quote(target.schema)) CASCADE")
+        _ = try? await target.withSession { session in
+            try session.execute("DROP SCHEMA IF EXISTS \(SQL.quote(target.schema)) CASCADE")
         }
     }
 
     /// The rows of a query, as text.
-    static func rows(_ target: PostgresTarget, _ sql: String) async throws -> [[String?]] {
-        try await withConnection(target) { connection in
-            try await SQL.rows(connection, sql).map { row in
-                try row.map { cell -> String? in
-                    switch try CellReader.value(cell, table: "") {
-                    case .null: return nil
-                    case let .integer(number): return String(number)
-                    case let .double(number): return String(number)
-                    case let .bool(flag): return flag ? "t" : "f"
-                    case let .text(text): return text
-                    case let .bytes(bytes): return bytes.map { String($0) }.joined(separator: ",")
-                    }
+    static func rows(_ target: PostgresTarget, _ sql: String, _ parameters: [PostgresParameter] = []) async throws -> [[String?]] {
+        try await target.withSession { session in try session.execute(sql, parameters).texts() }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs one statement on this connection; its rows as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgresParameter] = []) async throws -> [[String?]] {
+        try await run { session in try session.execute(sql, parameters).texts() }
+    }
+}
+
+extension PostgresRows {
+    /// Every cell as text (booleans `t`/`f`, bytes as their decimal values joined by commas).
+    func texts() throws -> [[String?]] {
+        try (0..<count).map { row in
+            try (0..<columnCount).map { column -> String? in
+                switch try value(row, column, table: "") {
+                case .null: return nil
+                case let .integer(number): return String(number)
+                case let .double(number): return String(number)
+                case let .bool(flag): return flag ? "t" : "f"
+                case let .text(text): return text
+                case let .bytes(bytes): return bytes.map { String($0) }.joined(separator: ",")
                 }
             }
         }
@@ -59,9 +90,62 @@ enum TestServer {
 
 /// The comment a skipped PostgreSQL test shows.
 let postgresSkipNote: Comment = """
-    PostgreSQL not configured: start a throwaway server with `dir=$(mktemp -d) && \
-    export ENTITYSTORE_POSTGRES_URL=$(.ci/postgres-cluster start $dir)` (stop it with `.ci/postgres-cluster stop $dir`)
+    PostgreSQL tests skipped: no server binaries (apt-get install postgresql, and the tests \
+    start their own) and no ENTITYSTORE_POSTGRES_URL
     """
+
+/// The cluster this test process starts when no URL is configured: one for the whole
+/// run, started by the first test that needs it.
+actor ThrowawayCluster {
+    static let shared = ThrowawayCluster()
+    private var starting: Task<String, any Error>?
+
+    func url() async throws -> String {
+        if let starting { return try await starting.value }
+        let task = Task { () async throws -> String in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitystore-pg-\(UUID().uuidString)").path
+            let started = try await onOwnThread { try clusterScript(["start", directory, String(getpid())]) }
+            guard started.status == 0, let url = started.output.split(separator: "\n").last.map(String.init), url.hasPrefix("postgres://") else {
+                throw ChildFailure("cannot start a throwaway PostgreSQL cluster: \(started.output)")
+            }
+            return url
+        }
+        starting = task
+        return try await task.value
+    }
+}
+
+/// Runs `scripts/postgres-cluster` with `arguments`; its output goes through a file, since
+/// the server it starts outlives it. Returns the exit status and the output. It waits for
+/// the script: call it on a thread of its own.
+func clusterScript(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-cluster").path
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString).log").path
+    // posix_spawn and waitpid rather than Foundation's Process, which can miss the exit of
+    // a child whose grandchild (the server) lives on.
+    var environment = ProcessInfo.processInfo.environment
+    if let binaries = TestServer.serverBinaries { environment["ENTITYSTORE_POSTGRES_BIN"] = binaries }
+    let argv = ["/bin/bash", "-c", "exec \"$0\" \"$@\" >\"\(log)\" 2>&1 </dev/null", script] + arguments
+    var pointers = argv.map { strdup($0) }
+    pointers.append(nil)
+    var environmentPointers = environment.map { strdup("\($0.key)=\($0.value)") }
+    environmentPointers.append(nil)
+    defer {
+        for pointer in pointers { free(pointer) }
+        for pointer in environmentPointers { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, pointers, environmentPointers)
+    guard spawned == 0 else { throw ChildFailure("cannot run \(script): error \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(atPath: log)
+    return (exitStatus, output)
+}
+
 /// A task executor with a thread of its own, for the tests that measure time.
 ///
 /// The whole suite shares the concurrency pool's threads (two on a two-core machine), and

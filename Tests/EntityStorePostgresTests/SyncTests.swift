@@ -1,8 +1,8 @@
 #if PostgreSQL
 import EntityStore
 @testable import EntityStorePostgres
+import EntityStoreTestSupport
 import Foundation
-import PostgresNIO
 import Testing
 
 struct Counter: Entity {
@@ -36,7 +36,7 @@ func eventually(_ limit: Duration = .seconds(60), _ condition: () -> Bool) async
 struct PostgresSyncTests {
     @Test("two stores in one process: push, pull, removals and relations travel")
     func pushAndPull() async throws {
-        let target = try TestServer.target("sync")
+        let target = try await TestServer.target("sync")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         let (b, syncB) = try await replica(target)
@@ -67,7 +67,7 @@ struct PostgresSyncTests {
 
     @Test("a push is refused when another replica changed a row since: the conflict lists it, nothing is written")
     func conflict() async throws {
-        let target = try TestServer.target("conflict")
+        let target = try await TestServer.target("conflict")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         let (b, syncB) = try await replica(target)
@@ -98,7 +98,7 @@ struct PostgresSyncTests {
 
     @Test("write(retrying:) loses no update: two replicas increment one counter 2 × 50 times")
     func noLostUpdate() async throws {
-        let target = try TestServer.target("counter")
+        let target = try await TestServer.target("counter")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         let (_, syncB) = try await replica(target)
@@ -131,7 +131,7 @@ struct PostgresSyncTests {
     }
 
     private func continuous(wakeup: PostgresSync.Wakeup) async throws {
-        let target = try TestServer.target("live")
+        let target = try await TestServer.target("live")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         let (b, syncB) = try await replica(target, wakeup: wakeup)
@@ -152,7 +152,7 @@ struct PostgresSyncTests {
 
     @Test("start() reports errors through its stream and goes on")
     func errorsAreReported() async throws {
-        var target = try TestServer.target("errors")
+        var target = try await TestServer.target("errors")
         let store = try EntityStore { customers; orders; counters }
         var options = PostgresSync.Options()
         options.retryDelay = .milliseconds(20)
@@ -173,7 +173,7 @@ struct PostgresSyncTests {
 
     @Test("a replica whose position was pruned from the change log reloads, and says so; so after a full snapshot")
     func prunedReloads() async throws {
-        let target = try TestServer.target("prune")
+        let target = try await TestServer.target("prune")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         let (b, syncB) = try await replica(target)
@@ -198,7 +198,7 @@ struct PostgresSyncTests {
 
     @Test("a push cut off mid-transaction fails in one line, writes nothing, and the next push succeeds")
     func failedPushKeepsChanges() async throws {
-        let target = try TestServer.target("keep")
+        let target = try await TestServer.target("keep")
         defer { Task { await TestServer.drop(target) } }
         let (a, syncA) = try await replica(target)
         try a.write { tx in try tx[counters].insert(Counter(id: "p", value: 1)) }
@@ -206,28 +206,28 @@ struct PostgresSyncTests {
         try a.write { tx in _ = try tx[counters].update("p") { $0.value = 2 } }
         // Hold the log head, so the push waits inside its transaction; then cut its connection.
         let holder = try await target.connect()
-        _ = try await SQL.run(holder, "BEGIN")
-        _ = try await SQL.rows(holder, "SELECT value FROM \(SQL.qualified(target.schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+        try await holder.execute("BEGIN")
+        try await holder.execute("SELECT value FROM \(SQL.qualified(target.schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
         let pushing = Task { try await syncA.push() }
         var cut = false
         for _ in 0..<6000 where !cut {
             try await Task.sleep(for: .milliseconds(10))
             // Inside a transaction PostgreSQL keeps the first activity snapshot it read:
             // drop it, or a push that starts waiting after the first look is never seen.
-            _ = try await SQL.rows(holder, "SELECT pg_stat_clear_snapshot()")
-            let waiting = try await SQL.rows(holder, """
+            try await holder.execute("SELECT pg_stat_clear_snapshot()")
+            let waiting = try await holder.execute("""
                 SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%log_head%'
-                """, SQL.binds([target.schema]))
-            if let pid = try waiting.first?.decode(Int32.self) {
-                _ = try await SQL.rows(holder, "SELECT pg_terminate_backend($1)", SQL.binds([pid]))
+                """, [.text(target.schema)])
+            if let pid = waiting.first?.first ?? nil {
+                try await holder.execute("SELECT pg_terminate_backend($1::int4)", [.text(pid)])
                 cut = true
             }
         }
         #expect(cut)
-        if !cut { _ = try await SQL.run(holder, "ROLLBACK") }  // lets the push end, not hang the test
+        if !cut { try await holder.execute("ROLLBACK") }  // lets the push end, not hang the test
         let result = await pushing.result
-        _ = try? await SQL.run(holder, "ROLLBACK")
-        try await holder.close()
+        _ = try? await holder.execute("ROLLBACK")
+        await holder.close()
         guard case let .failure(error) = result, let failure = error as? PostgresStoreError else {
             Issue.record("the push should have failed, got \(result)")
             return

@@ -1,8 +1,7 @@
+import CBenchPQ
 import EntityStore
 import EntityStorePostgres
 import Foundation
-import Logging
-import PostgresNIO
 import StoreCore
 
 /// The PostgreSQL figures, against a server given by URL (`--postgres-url`, or
@@ -36,7 +35,7 @@ struct PostgresFigures {
 
         // pg_pull: a restore into a ready (empty) store, against a SELECT into a Dictionary.
         let (selectSeconds, pullSeconds) = try repetitions.pairedMedians(baseline: {
-            try blocking { try await selectAllSeconds(target: pushTarget, expected: count) }
+            try selectAllSeconds(expected: count)
         }, ours: {
             let empty = try makeEmptyStore()
             return try seconds { _ = try blocking { try await empty.restore(from: pushTarget) } }
@@ -44,7 +43,7 @@ struct PostgresFigures {
         let pull = Figure(
             name: "pg_pull", value: Double(count) / pullSeconds, unit: "rows/s", baseline: Double(count) / selectSeconds,
             ratio: selectSeconds / pullSeconds, ratioMeaning: "ours / SELECT", direction: .higherIsBetter,
-            baselineMeaning: "postgres-nio SELECT of every row decoded into [Int: BenchItem]")
+            baselineMeaning: "libpq SELECT of every row decoded into [Int: BenchItem]")
 
         // pg_push_1pct: a sync push of 1% changed rows, against the full push.
         let sync = PostgresSync(store: store, target: pushTarget)
@@ -121,16 +120,22 @@ struct PostgresFigures {
         guard process.terminationStatus == 0 else { throw BenchFailure("psql failed with status \(process.terminationStatus)") }
     }
 
-    /// Seconds of a plain SELECT of every row decoded into a Dictionary.
-    private func selectAllSeconds(target: PostgresTarget, expected: Int) async throws -> Double {
-        let connection = try await connect(target)
-        defer { Task { try? await connection.close() } }
+    /// Seconds of a plain SELECT of every row decoded into a Dictionary, with libpq alone.
+    private func selectAllSeconds(expected: Int) throws -> Double {
+        let connection = try connect()
+        defer { PQfinish(connection) }
         let start = monotonicNanoseconds()
         var dictionary: [Int: BenchItem] = [:]
-        let rows = try await connection.query(
-            "SELECT id, name, category, quantity, price, note, \"ownerID\" FROM bench_push.items", logger: Self.logger)
-        for try await (id, name, category, quantity, price, note, owner) in rows.decode((Int, String, String, Int, Double, String?, Int).self) {
-            dictionary[id] = BenchItem(id: id, name: name, category: category, quantity: quantity, price: price, note: note, ownerID: owner)
+        guard let result = PQexec(connection, "SELECT id, name, category, quantity, price, note, \"ownerID\" FROM bench_push.items"),
+              PQresultStatus(result) == PGRES_TUPLES_OK
+        else { throw BenchFailure("SELECT failed: \(String(cString: PQerrorMessage(connection)))") }
+        defer { PQclear(result) }
+        func text(_ row: Int32, _ column: Int32) -> String { String(cString: PQgetvalue(result, row, column)) }
+        for row in 0..<PQntuples(result) {
+            let id = Int(text(row, 0)) ?? 0
+            dictionary[id] = BenchItem(
+                id: id, name: text(row, 1), category: text(row, 2), quantity: Int(text(row, 3)) ?? 0, price: Double(text(row, 4)) ?? 0,
+                note: PQgetisnull(result, row, 5) != 0 ? nil : text(row, 5), ownerID: Int(text(row, 6)) ?? 0)
         }
         let elapsed = Double(monotonicNanoseconds() - start) / 1e9
         if dictionary.count != expected { progress("warning: SELECT read \(dictionary.count) rows, expected \(expected)") }
@@ -167,47 +172,50 @@ struct PostgresFigures {
             observation.cancel()
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let notify = try blocking { try await notifyLatencies(target: target, rounds: rounds) }
+        let notify = try notifyLatencies(rounds: rounds)
         return (latencies, notify)
     }
 
-    private func notifyLatencies(target: PostgresTarget, rounds: Int) async throws -> [Double] {
-        let listener = try await connect(target)
-        let sender = try await connect(target)
+    /// A bare NOTIFY from one libpq connection to LISTEN on another, in milliseconds.
+    private func notifyLatencies(rounds: Int) throws -> [Double] {
+        let listener = try connect()
+        let sender = try connect()
         defer {
-            Task {
-                try? await listener.close()
-                try? await sender.close()
-            }
+            PQfinish(listener)
+            PQfinish(sender)
         }
-        return try await listener.listen(on: "bench_latency") { notifications in
-            var iterator = notifications.makeAsyncIterator()
-            var results: [Double] = []
-            for round in 0..<rounds {
-                let start = monotonicNanoseconds()
-                try await sender.query("SELECT pg_notify('bench_latency', \(String(round)))", logger: Self.logger)
-                _ = try await iterator.next()
-                results.append(Double(monotonicNanoseconds() - start) / 1e6)
+        PQclear(PQexec(listener, "LISTEN bench_latency"))
+        var results: [Double] = []
+        for round in 0..<rounds {
+            let start = monotonicNanoseconds()
+            PQclear(PQexec(sender, "SELECT pg_notify('bench_latency', '\(round)')"))
+            var heard = false
+            while !heard {
+                var descriptor = pollfd(fd: PQsocket(listener), events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 5000) > 0 else { throw BenchFailure("no notification within 5 s") }
+                PQconsumeInput(listener)
+                while let notification = PQnotifies(listener) {
+                    heard = true
+                    PQfreemem(notification)
+                }
             }
-            return results
+            results.append(Double(monotonicNanoseconds() - start) / 1e6)
         }
+        return results
     }
 
-    private func connect(_ target: PostgresTarget) async throws -> PostgresConnection {
-        let configuration = PostgresConnection.Configuration(
-            host: target.host, port: target.port, username: target.username, password: target.password, database: target.database, tls: .disable)
-        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
+    /// A blocking libpq connection to the figures' server.
+    private func connect() throws -> OpaquePointer {
+        guard let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK else {
+            throw BenchFailure("cannot connect to PostgreSQL for the baseline")
+        }
+        return connection
     }
 
     private func dropSchemas(_ names: [String]) {
         for name in names { try? psql(["-c", "DROP SCHEMA IF EXISTS \(name) CASCADE"], stdin: nil) }
     }
 
-    static let logger: Logger = {
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
-        return logger
-    }()
 }
 
 

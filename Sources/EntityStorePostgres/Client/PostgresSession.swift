@@ -1,0 +1,431 @@
+#if PostgreSQL
+import CLibPQ
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The synchronous face of a ``PostgresConnection``: statements, `COPY ... FROM STDIN`
+/// and notifications, on the connection's own thread (never on a task's).
+///
+/// libpq runs in non-blocking mode; every wait for the server is a `poll` on its socket
+/// and the connection's wake-up pipe, bounded by the operation timeout. A timeout, an
+/// interruption or a lost server closes the connection (``broken``): the server then
+/// rolls back whatever transaction was open, so nothing half-done is ever kept.
+final class PostgresSession {
+    /// `host:port`, for errors.
+    let server: String
+    /// The longest one statement (or one `COPY` message) may wait for the server.
+    let operationTimeout: Duration
+    /// Whether the call under way was cancelled (its task's cancellation handler sets it).
+    var isCancelled: () -> Bool = { false }
+    /// The connection is unusable; the owner drops it.
+    private(set) var broken = false
+
+    private let connection: OpaquePointer
+    private let wake: Int32
+
+    private init(connection: OpaquePointer, server: String, operationTimeout: Duration, wake: Int32) {
+        self.connection = connection
+        self.server = server
+        self.operationTimeout = operationTimeout
+        self.wake = wake
+    }
+
+    /// Connects with libpq's keyword parameters (blocking this thread, bounded by
+    /// `connect_timeout`), then switches to non-blocking mode.
+    static func open(
+        parameters: [(String, String)], server: String, operationTimeout: Duration, wake: Int32
+    ) throws(PostgresStoreError) -> PostgresSession {
+        let keywords = parameters.map { strdup($0.0) } + [nil]
+        let values = parameters.map { strdup($0.1) } + [nil]
+        defer {
+            for pointer in keywords { free(pointer) }
+            for pointer in values { free(pointer) }
+        }
+        let connection: OpaquePointer? = keywords.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { vals in
+                keys.withMemoryRebound(to: UnsafePointer<CChar>?.self) { keys in
+                    vals.withMemoryRebound(to: UnsafePointer<CChar>?.self) { vals in
+                        PQconnectdbParams(keys.baseAddress, vals.baseAddress, 0)
+                    }
+                }
+            }
+        }
+        guard let connection else { throw .connectionFailed(server: server, reason: "out of memory") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = PostgresSession.connectionMessage(connection)
+            let usedPassword = PQconnectionUsedPassword(connection) != 0
+            let neededPassword = PQconnectionNeedsPassword(connection) != 0
+            PQfinish(connection)
+            let sslMode = parameters.first { $0.0 == "sslmode" }?.1 ?? "prefer"
+            throw classifyConnectFailure(message, server: server, sslMode: sslMode, usedPassword: usedPassword, neededPassword: neededPassword)
+        }
+        es_pg_silence_notices(connection)
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            PQfinish(connection)
+            throw .connectionFailed(server: server, reason: "cannot switch the connection to non-blocking mode")
+        }
+        return PostgresSession(connection: connection, server: server, operationTimeout: operationTimeout, wake: wake)
+    }
+
+    /// Closes the connection. Idempotent through the owner (it drops the session after).
+    func finish() {
+        PQfinish(connection)
+    }
+
+    /// The server process serving this connection.
+    var backendPID: Int32 { PQbackendPID(connection) }
+
+    /// Whether the server is a hot standby (in recovery): `in_hot_standby`, reported at login.
+    var inHotStandby: Bool {
+        guard let value = PQparameterStatus(connection, "in_hot_standby") else { return false }
+        return String(cString: value) == "on"
+    }
+
+    // MARK: Statements
+
+    /// Runs one statement with its parameters (sent as text, typed by the statement's
+    /// casts), and returns its rows.
+    /// - Throws: ``PostgresStoreError/server(message:sqlState:)`` for a refused statement,
+    ///   ``PostgresStoreError/connectionLost(server:reason:)`` for a lost or timed-out
+    ///   connection, `CancellationError` when the caller was cancelled.
+    /// - Complexity: one round trip; O(size of the result) in memory.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresRows {
+        try checkOpen()
+        let texts = try parameters.map { try $0.text() }
+        let sent: Int32 = texts.withCStrings { values, lengths in
+            PQsendQueryParams(connection, sql, Int32(texts.count), nil, values, lengths, nil, 0)
+        }
+        guard sent == 1 else { throw lost(connectionMessage()) }
+        let deadline = ContinuousClock.now + operationTimeout
+        try flush(until: deadline)
+        let results = try collectResults(until: deadline)
+        return try single(results, sql: sql)
+    }
+
+    /// Runs statements separated by semicolons (no parameters) in one round trip.
+    func executeScript(_ sql: String) throws {
+        try checkOpen()
+        guard PQsendQuery(connection, sql) == 1 else { throw lost(connectionMessage()) }
+        let deadline = ContinuousClock.now + operationTimeout
+        try flush(until: deadline)
+        let results = try collectResults(until: deadline)
+        var failure: (any Error)?
+        for result in results {
+            if failure == nil { failure = error(of: result) }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs a `COPY ... FROM STDIN` statement, sending what `nextChunk` returns (bytes
+    /// in the statement's format) until it returns nil; returns the rows the server
+    /// counted.
+    /// - Complexity: O(bytes sent); each chunk waits at most the operation timeout to be sent.
+    @discardableResult
+    func copyIn(_ sql: String, nextChunk: () throws -> [UInt8]?) throws -> Int {
+        try checkOpen()
+        guard PQsendQuery(connection, sql) == 1 else { throw lost(connectionMessage()) }
+        var deadline = ContinuousClock.now + operationTimeout
+        try flush(until: deadline)
+        // The server answers COPY_IN (or an error, which collectResults reports).
+        let started = try collectResults(until: deadline, stoppingAtCopy: true)
+        var failure: (any Error)?
+        var copying = false
+        for result in started {
+            if PQresultStatus(result) == PGRES_COPY_IN { copying = true } else if failure == nil { failure = error(of: result) }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+        guard copying else { throw PostgresStoreError.server(message: "the statement did not start a COPY FROM STDIN", sqlState: nil) }
+        var producerError: (any Error)?
+        do {
+            while let chunk = try nextChunk() {
+                deadline = ContinuousClock.now + operationTimeout
+                try put(chunk, until: deadline)
+            }
+        } catch {
+            // A broken connection aborts the COPY by itself; an error of the producer (a
+            // row that cannot be stored) ends it with a failure message instead.
+            if broken { throw error }
+            producerError = error
+        }
+        deadline = ContinuousClock.now + operationTimeout
+        // Ending with an error message makes the server fail the COPY (and the transaction).
+        while true {
+            let ended = producerError == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
+            if ended == 1 { break }
+            if ended < 0 { throw lost(connectionMessage()) }
+            try wait(forWriting: true, until: deadline)
+        }
+        try flush(until: deadline)
+        let finished = try collectResults(until: deadline)
+        var count = 0
+        for result in finished {
+            if failure == nil { failure = error(of: result) }
+            if let text = PQcmdTuples(result), let number = Int(String(cString: text)) { count += number }
+            PQclear(result)
+        }
+        if let producerError { throw producerError }
+        if let failure { throw failure }
+        return count
+    }
+
+    /// Waits up to `timeout` for notifications on the channels this session listens on;
+    /// returns their payloads (empty when none came in time).
+    func notifications(waitingUpTo timeout: Duration) throws -> [String] {
+        try checkOpen()
+        var payloads = drainNotifications()
+        if !payloads.isEmpty { return payloads }
+        let deadline = ContinuousClock.now + timeout
+        while payloads.isEmpty {
+            do {
+                try wait(forWriting: false, until: deadline, timeoutBreaks: false)
+            } catch is WaitTimedOut {
+                return []
+            }
+            guard PQconsumeInput(connection) == 1 else { throw lost(connectionMessage()) }
+            payloads = drainNotifications()
+        }
+        return payloads
+    }
+
+    private func drainNotifications() -> [String] {
+        var payloads: [String] = []
+        while let notification = PQnotifies(connection) {
+            payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
+    // MARK: Waiting
+
+    private func checkOpen() throws {
+        if broken { throw PostgresStoreError.connectionLost(server: server, reason: "the connection is closed") }
+        if isCancelled() {
+            markBroken()
+            throw CancellationError()
+        }
+    }
+
+    private func markBroken() {
+        broken = true
+    }
+
+    /// Sends what libpq has buffered.
+    private func flush(until deadline: ContinuousClock.Instant) throws {
+        while true {
+            let result = PQflush(connection)
+            if result == 0 { return }
+            if result < 0 { throw lost(connectionMessage()) }
+            try wait(forWriting: true, until: deadline)
+        }
+    }
+
+    /// Queues one chunk of COPY data, waiting while libpq's buffer is full.
+    private func put(_ chunk: [UInt8], until deadline: ContinuousClock.Instant) throws {
+        guard !chunk.isEmpty else { return }
+        while true {
+            let result = chunk.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(connection, $0.baseAddress, Int32(bytes.count)) }
+            }
+            if result == 1 { break }
+            if result < 0 { throw lost(connectionMessage()) }
+            try wait(forWriting: true, until: deadline)
+        }
+        try flush(until: deadline)
+    }
+
+    /// Reads results until libpq has none left (or, with `stoppingAtCopy`, until a COPY starts).
+    private func collectResults(until deadline: ContinuousClock.Instant, stoppingAtCopy: Bool = false) throws -> [OpaquePointer] {
+        var results: [OpaquePointer] = []
+        do {
+            while true {
+                while PQisBusy(connection) == 0 {
+                    guard let result = PQgetResult(connection) else { return results }
+                    results.append(result)
+                    let status = PQresultStatus(result)
+                    if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH {
+                        if stoppingAtCopy { return results }
+                        throw PostgresStoreError.server(message: "unexpected COPY", sqlState: nil)
+                    }
+                }
+                try wait(forWriting: false, until: deadline)
+                guard PQconsumeInput(connection) == 1 else { throw lost(connectionMessage()) }
+            }
+        } catch {
+            for result in results { PQclear(result) }
+            throw error
+        }
+    }
+
+    private struct WaitTimedOut: Error {}
+
+    /// Waits until the socket is readable (or writable), the deadline passes, or the wake
+    /// pipe says the call was cancelled.
+    private func wait(forWriting: Bool, until deadline: ContinuousClock.Instant, timeoutBreaks: Bool = true) throws {
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { throw lost(connectionMessage()) }
+        while true {
+            if isCancelled() {
+                markBroken()
+                throw CancellationError()
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else {
+                guard timeoutBreaks else { throw WaitTimedOut() }
+                markBroken()
+                throw PostgresStoreError.connectionLost(
+                    server: server, reason: "no answer within the operation timeout (\(Self.describe(operationTimeout))); the connection was closed")
+            }
+            let milliseconds = min(Int64(Int32.max), max(1, remaining.milliseconds))
+            var fds = [
+                pollfd(fd: socket, events: Int16(forWriting ? POLLOUT | POLLIN : POLLIN), revents: 0),
+                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, Int32(milliseconds))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                markBroken()
+                throw PostgresStoreError.connectionLost(server: server, reason: "poll failed: \(String(cString: strerror(errno)))")
+            }
+            if fds[1].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(wake, &bytes, bytes.count) > 0 {}
+                continue
+            }
+            if fds[0].revents != 0 { return }
+        }
+    }
+
+    // MARK: Results and errors
+
+    private func single(_ results: [OpaquePointer], sql: String) throws -> PostgresRows {
+        var failure: (any Error)?
+        var rows: OpaquePointer?
+        for result in results {
+            if failure == nil, let error = error(of: result) {
+                failure = error
+                PQclear(result)
+            } else if rows == nil, failure == nil {
+                rows = result
+            } else {
+                PQclear(result)
+            }
+        }
+        if let failure {
+            if let rows { PQclear(rows) }
+            throw failure
+        }
+        guard let rows else { throw lost("no result") }
+        return PostgresRows(rows)
+    }
+
+    /// The error a result carries, if any (a fatal one breaks the connection).
+    private func error(of result: OpaquePointer) -> (any Error)? {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE, PGRES_COPY_IN, PGRES_COPY_OUT: return nil
+        default: break
+        }
+        func field(_ code: Int32) -> String? { PQresultErrorField(result, code).map { String(cString: $0) } }
+        let state = field(es_pg_diag_sqlstate())
+        let severity = field(es_pg_diag_severity())
+        let message = field(es_pg_diag_message()) ?? PQresultErrorMessage(result).map { String(cString: $0) } ?? "unknown error"
+        if PQstatus(connection) == CONNECTION_BAD || severity == "FATAL" || severity == "PANIC" {
+            markBroken()
+            return PostgresStoreError.connectionLost(server: server, reason: PostgresStoreError.oneLine(message))
+        }
+        if state == nil {
+            // A client-side failure (the connection broke while reading the result).
+            markBroken()
+            return lost(message)
+        }
+        return PostgresStoreError.server(message: PostgresStoreError.oneLine(message), sqlState: state)
+    }
+
+    private func connectionMessage() -> String { Self.connectionMessage(connection) }
+
+    /// libpq's message for the connection, in one line, without its "connection to server
+    /// at ... failed:" preamble (errors name the server themselves).
+    static func connectionMessage(_ connection: OpaquePointer) -> String {
+        let raw = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
+        return cleaned(raw)
+    }
+
+    static func cleaned(_ raw: String) -> String {
+        var lines = raw.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        lines = lines.map { line in
+            var line = line
+            if line.hasPrefix("connection to server"), let range = line.range(of: "failed: ") { line = String(line[range.upperBound...]) }
+            for prefix in ["FATAL:", "ERROR:"] where line.hasPrefix(prefix) {
+                line = String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+            }
+            return line
+        }
+        return lines.isEmpty ? "connection failed" : lines.joined(separator: "; ")
+    }
+
+    private func lost(_ message: String) -> PostgresStoreError {
+        markBroken()
+        return .connectionLost(server: server, reason: message.isEmpty ? "the server closed the connection" : message)
+    }
+
+    /// One readable error for a failed login, never with the password.
+    static func classifyConnectFailure(
+        _ message: String, server: String, sslMode: String, usedPassword: Bool, neededPassword: Bool
+    ) -> PostgresStoreError {
+        let lowered = message.lowercased()
+        if neededPassword || lowered.contains("no password supplied") {
+            return .authenticationFailed(server: server, reason: "the server asks for a password and none was given (PGPASSWORD or the URL)")
+        }
+        if lowered.contains("password authentication failed") || lowered.contains("authentication failed") || lowered.contains("pg_hba.conf") {
+            return .authenticationFailed(server: server, reason: message)
+        }
+        if lowered.contains("connection refused") {
+            return .connectionFailed(server: server, reason: "connection refused (is the server running and listening on that port?)")
+        }
+        if lowered.contains("timeout expired") {
+            return .connectionFailed(server: server, reason: "no answer within the connect timeout (connect_timeout, at least 2 s)")
+        }
+        if lowered.contains("does not support ssl") {
+            return .connectionFailed(server: server, reason: "the server does not offer TLS, which sslmode=\(sslMode) demands")
+        }
+        if lowered.contains("certificate verify failed") || lowered.contains("root certificate file") || lowered.contains("server certificate for") {
+            return .connectionFailed(server: server, reason: "TLS: the server's certificate is not trusted (\(message))")
+        }
+        if lowered.contains("could not translate host name") || lowered.contains("name or service not known") {
+            return .connectionFailed(server: server, reason: "unknown host (the name does not resolve)")
+        }
+        return .connectionFailed(server: server, reason: message)
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds (rounded down).
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension [String?] {
+    /// Calls `body` with C strings of the elements (NULL for nil) and their lengths, valid
+    /// for the call.
+    fileprivate func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?) -> R) -> R {
+        let pointers = map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in pointers { free(pointer) } }
+        let lengths = map { Int32($0?.utf8.count ?? 0) }
+        let constants = pointers.map { $0.map { UnsafePointer($0) } }
+        return constants.withUnsafeBufferPointer { values in
+            lengths.withUnsafeBufferPointer { lengths in body(values.baseAddress, lengths.baseAddress) }
+        }
+    }
+}
+#endif
