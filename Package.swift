@@ -91,18 +91,20 @@ let package = Package(
             ],
             path: "Examples/SharedNotes",
             swiftSettings: strictSettings),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"], swiftSettings: strictSettings),
-        .target(
-            name: "EntityStoreTestSupport", dependencies: ["EntityStoreSQLite"], path: "Tests/EntityStoreTestSupport",
-            swiftSettings: strictSettings),
+        // What every test target shares: seeded randomness, threads of a test's own. It
+        // depends on no product, so a test target links only the modules it tests.
+        .target(name: "EntityStoreTestSupport", path: "Tests/EntityStoreTestSupport", swiftSettings: strictSettings),
+        // Snapshot files written by hand: hostile ones and older formats.
+        .target(name: "SnapshotFixtures", dependencies: ["EntityStoreSQLite"], path: "Tests/SnapshotFixtures", swiftSettings: strictSettings),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "EntityStoreTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore", "EntityStoreTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
-            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport"],
+            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport", "SnapshotFixtures"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreTestingTests",
-            dependencies: ["EntityStoreTesting", "EntityStoreSQLite", "EntityStoreTestSupport", "StoreCore"],
+            dependencies: ["EntityStoreTesting", "EntityStoreSQLite", "EntityStoreTestSupport", "SnapshotFixtures", "StoreCore"],
             swiftSettings: strictSettings),
         // The Bookshelf example's own tests, written as an app's would be with EntityStoreTesting.
         .testTarget(
@@ -113,7 +115,8 @@ let package = Package(
             dependencies: ["EntityStorePostgres", "EntityStore", "EntityStoreSQLite", "EntityStoreTestSupport", "entity-store", "shared-notes"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "EntityStoreCommandsTests", dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "entity-store", "bookshelf"],
+            name: "EntityStoreCommandsTests",
+            dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "SnapshotFixtures", "entity-store", "bookshelf"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

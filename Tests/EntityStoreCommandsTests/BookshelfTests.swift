@@ -1,8 +1,9 @@
 import EntityStore
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("The bookshelf example")
+@Suite("The bookshelf example", .threadsOfItsOwn)
 struct BookshelfTests {
     static let shelf = """
         {"authors": [{"id": 1, "name": "Jon Fosse"}, {"id": 2, "name": "Ursula K. Le Guin"}],

@@ -1,5 +1,6 @@
 @testable import EntityStoreCommands
 import EntityStore
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ private func parseCSV(_ text: String) throws -> [[String]] {
     return rows
 }
 
-@Suite("CSV reading and writing")
+@Suite("CSV reading and writing", .threadsOfItsOwn)
 struct CSVTests {
     @Test(arguments: [
         ("a,b\n1,2\n", [["a", "b"], ["1", "2"]]),

@@ -7,7 +7,7 @@ import Glibc
 extension LongRunning {
     @Suite("Crash safety")
     struct CrashSafetyTests {
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func killedWhileWritingKeepsThePreviousSnapshot() throws {
             try withScratch { scratch in
                 let (small, smallCounts) = generatedInput(records: 20_000)

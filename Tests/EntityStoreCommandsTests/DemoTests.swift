@@ -1,7 +1,8 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("demo")
+@Suite("demo", .threadsOfItsOwn)
 struct DemoTests {
     @Test func aSmallDemoRestoresEqualAndSound() throws {
         let result = run(["demo", "--size", "3000", "--quiet"])

@@ -1,8 +1,9 @@
 import EntityStore
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("diff reports added, removed and changed ids")
+@Suite("diff reports added, removed and changed ids", .threadsOfItsOwn)
 struct DiffTests {
     static let before = """
         {"books": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}, {"id": 4, "rating": 2}],

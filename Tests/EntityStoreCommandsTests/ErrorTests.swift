@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ func expectNoLeftovers(_ scratch: Scratch, expected: [String], sourceLocation: S
     #expect(scratch.contents() == expected.sorted(), "leftover files", sourceLocation: sourceLocation)
 }
 
-@Suite("Errors: one clear line, the right status, no partial output")
+@Suite("Errors: one clear line, the right status, no partial output", .threadsOfItsOwn)
 struct ErrorTests {
     @Test(arguments: BadInput.all)
     func badInputFile(_ bad: BadInput) throws {

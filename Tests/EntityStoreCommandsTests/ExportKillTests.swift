@@ -18,7 +18,7 @@ extension LongRunning {
         /// `export --format ndjson --force` over a previous export, killed (SIGKILL) at random
         /// moments, some while it builds or swaps its directory: the path always holds a
         /// complete export, the old or the new, and the next run removes what was left.
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(10)))
         func killedReplacementsLeaveAWholeExport() throws {
             try withScratch { scratch in
                 let (text, _) = generatedInput(records: 6_000)

@@ -2,9 +2,10 @@ import EntityStore
 import EntityStoreSQLite
 import EntityStoreTestSupport
 import Foundation
+import SnapshotFixtures
 import Testing
 
-@Suite("entity-store fixture records a migration-test fixture")
+@Suite("entity-store fixture records a migration-test fixture", .threadsOfItsOwn)
 struct FixtureCommandTests {
     @Test("a compact, verified copy that keeps the format and app schema version; the snapshot is only read")
     func records() throws {

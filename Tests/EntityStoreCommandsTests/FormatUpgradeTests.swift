@@ -1,4 +1,5 @@
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ private let migrations = URL(fileURLWithPath: #filePath)
 /// The version 1 metadata script.
 private let formatOneSQL = migrations.appendingPathComponent("0001_initial.sql")
 
-@Suite("entity-store migrate upgrades format 1 and 2 snapshots")
+@Suite("entity-store migrate upgrades format 1 and 2 snapshots", .threadsOfItsOwn)
 struct FormatUpgradeTests {
     /// A format 2 file as the previous tool wrote a field with nulls: JSON text ('227.0',
     /// '"UA"', 'null'), which SQL compared as text. Queries read it as it is; `migrate`

@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ func importLibrary(_ scratch: Scratch, sourceLocation: SourceLocation = #_source
     return snapshot
 }
 
-@Suite("Every command's happy path")
+@Suite("Every command's happy path", .threadsOfItsOwn)
 struct HappyPathTests {
     @Test func helpListsEverySubcommand() {
         let result = run(["--help"])

@@ -1,5 +1,6 @@
 import EntityStoreTestSupport
 import Foundation
+import SnapshotFixtures
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ private func runBounded(_ arguments: [String], limit: Duration) throws -> (resul
     return (child.finish(), timedOut)
 }
 
-@Suite("Hostile files through every read command")
+@Suite("Hostile files through every read command", .threadsOfItsOwn)
 struct HostileFileCommandTests {
     @Test("each command gives one clear line or an answer, in bounded time, never a crash")
     func everyCommand() throws {

@@ -1,10 +1,11 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@Suite("Errors about inputs: specific, one short printable line")
+@Suite("Errors about inputs: specific, one short printable line", .threadsOfItsOwn)
 struct InputErrorTests {
     @Test func aFIFOInTheInputDirectoryIsNotAFile() throws {
         try withScratch { scratch in

@@ -7,7 +7,7 @@ import Testing
 
 /// The one-shot path (SQLite counts or selects, the rest in memory) against a full
 /// restore, on random data and random conditions: the answers must be identical.
-@Suite("One-shot queries agree with a full restore")
+@Suite("One-shot queries agree with a full restore", .threadsOfItsOwn)
 struct OneShotQueryTests {
     /// Random records: numbers of both kinds, nulls and missing fields everywhere, strings
     /// with canonically equivalent spellings, booleans, a mixed column, a null column and
@@ -65,7 +65,7 @@ struct OneShotQueryTests {
 
     /// Queries on a table of string ids, with ids asked in other spellings, sorted by id
     /// and by text with ties: the one-shot answer must be the restore's.
-    @Test(arguments: [4, 5] as [UInt64])
+    @Test(arguments: Soak.seeds([4], soak: 4...20))
     func stringIDsAgree(seed: UInt64) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("one-shot-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -108,7 +108,7 @@ struct OneShotQueryTests {
         }
     }
 
-    @Test(arguments: [1, 2, 3] as [UInt64])
+    @Test(arguments: Soak.seeds([1], soak: 1...20))
     func randomQueriesAgree(seed: UInt64) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("one-shot-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ func importOther(_ scratch: Scratch, sourceLocation: SourceLocation = #_sourceLo
 let libraryExport = [".entity-store-export", "authors.ndjson", "books.ndjson", "genres.ndjson"]
 let otherExport = [".entity-store-export", "x.ndjson"]
 
-@Suite("Outputs: replaced only when safe, always whole, permissions kept")
+@Suite("Outputs: replaced only when safe, always whole, permissions kept", .threadsOfItsOwn)
 struct OutputReplacementTests {
     @Test func aTrailingSlashReplacesThePreviousExportBesideIt() throws {
         try withScratch { scratch in

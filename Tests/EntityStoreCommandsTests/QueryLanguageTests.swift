@@ -6,7 +6,7 @@ import Testing
 
 /// `query` conditions, order, paging, projection and formats, end to end on the built
 /// tool, against answers computed here from the generated data.
-@Suite("The query language, end to end")
+@Suite("The query language, end to end", .threadsOfItsOwn)
 struct QueryLanguageTests {
     static let dataset = FlightsLikeDataset(seed: 42)
 

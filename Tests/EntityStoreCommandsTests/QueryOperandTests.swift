@@ -1,11 +1,12 @@
 import EntityStore
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
 /// `query` values read as the field's kind, the spellings people type, names given twice,
 /// and names spelt another (canonically equivalent) way: a right answer or one clear line,
 /// never a silent zero.
-@Suite("Query values and names as people type them")
+@Suite("Query values and names as people type them", .threadsOfItsOwn)
 struct QueryOperandTests {
     /// Zip codes as string ids (some look like integers), a field of codes, numbers,
     /// booleans and a mixed field; flights reference the zips.

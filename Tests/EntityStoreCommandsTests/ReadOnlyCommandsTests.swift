@@ -2,6 +2,7 @@ import EntityStore
 import EntityStoreSQLite
 import EntityStoreTestSupport
 import Foundation
+import SnapshotFixtures
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ private struct FileState: Equatable {
     }
 }
 
-@Suite("Read-only commands leave an older snapshot as it is")
+@Suite("Read-only commands leave an older snapshot as it is", .threadsOfItsOwn)
 struct ReadOnlyCommandsTests {
     /// Every read-only command on a format 1 or 2 file: the file keeps its bytes and its
     /// modification time, nothing is left in its directory or the temporary directory,

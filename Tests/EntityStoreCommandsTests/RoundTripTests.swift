@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -67,7 +68,7 @@ let trickyJSON = #"""
     }
     """#
 
-@Suite("Import then export is lossless")
+@Suite("Import then export is lossless", .threadsOfItsOwn)
 struct RoundTripTests {
     @Test func trickyValuesSurviveFromOneFile() throws {
         try withScratch { scratch in

@@ -1,10 +1,11 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
 /// The system's SQLite command-line shell.
 let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
 
-@Suite("The sqlite3 shell reads snapshots the tool writes")
+@Suite("The sqlite3 shell reads snapshots the tool writes", .threadsOfItsOwn)
 struct SQLiteInteropTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3.path), "needs /usr/bin/sqlite3"))
     func rowCountsMatch() throws {

@@ -1,8 +1,9 @@
 @testable import EntityStoreCommands
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("The interactive shell")
+@Suite("The interactive shell", .threadsOfItsOwn)
 struct ShellTests {
     @Test func answersLineByLineWithTimings() throws {
         try withScratch { scratch in

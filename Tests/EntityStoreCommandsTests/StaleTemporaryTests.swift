@@ -1,7 +1,8 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("Temporaries left by a killed run are removed by the next run, and only those")
+@Suite("Temporaries left by a killed run are removed by the next run, and only those", .threadsOfItsOwn)
 struct StaleTemporaryTests {
     @Test func staleTemporariesOfTheOutputAreRemoved() throws {
         try withScratch { scratch in

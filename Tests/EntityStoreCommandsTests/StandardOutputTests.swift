@@ -1,8 +1,9 @@
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("query's output: failures to write, and records streamed from odd files")
+@Suite("query's output: failures to write, and records streamed from odd files", .threadsOfItsOwn)
 struct StandardOutputTests {
     /// Runs `entity-store ARGUMENTS` with standard output redirected as `redirection` says.
     private func redirected(_ arguments: [String], _ redirection: String) -> RunResult {

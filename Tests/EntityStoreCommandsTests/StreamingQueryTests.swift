@@ -36,7 +36,7 @@ extension LongRunning {
             return result.errorLines.last.flatMap { Int($0) }
         }
 
-        @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"), .timeLimit(.minutes(3)))
+        @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"), .timeLimit(.minutes(10)))
         func recordsInIDOrderStreamInBoundedMemory() throws {
             try withScratch { scratch in
                 let path = try bigSnapshot(scratch)

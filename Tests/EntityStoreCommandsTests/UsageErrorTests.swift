@@ -1,9 +1,10 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
 /// Mistakes people make at the command line: misspelt fields, missing ids, references to
 /// nothing, odd numbers, files that are not snapshots. Each gets one line naming it.
-@Suite("Usage errors: named, never a silent zero")
+@Suite("Usage errors: named, never a silent zero", .threadsOfItsOwn)
 struct UsageErrorTests {
     static let dataset = #"""
         {"flights": [{"id": 1, "carrier": "UA", "tailnum": "N1"}, {"id": 2, "carrier": "AA", "tailnum": "N9"},

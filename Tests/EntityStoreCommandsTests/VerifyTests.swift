@@ -1,7 +1,8 @@
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-@Suite("verify: exit 0 with OK, exit 1 with the reason")
+@Suite("verify: exit 0 with OK, exit 1 with the reason", .threadsOfItsOwn)
 struct VerifyTests {
     @Test func aSoundSnapshot() throws {
         try withScratch { scratch in

@@ -126,7 +126,11 @@ func clusterScript(_ arguments: [String]) throws -> (status: Int32, output: Stri
     // a child whose grandchild (the server) lives on.
     var environment = ProcessInfo.processInfo.environment
     if let binaries = TestServer.serverBinaries { environment["ENTITYSTORE_POSTGRES_BIN"] = binaries }
-    let argv = ["/bin/bash", "-c", "exec \"$0\" \"$@\" >\"\(log)\" 2>&1 </dev/null", script] + arguments
+    // The script's children (the server, the watcher) outlive it: first close every
+    // descriptor this process holds beyond the standard three, or a pipe another test
+    // reads until its end would stay open in them and never end.
+    let closeInherited = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null; "#
+    let argv = ["/bin/bash", "-c", closeInherited + "exec \"$0\" \"$@\" >\"\(log)\" 2>&1 </dev/null", script] + arguments
     var pointers = argv.map { strdup($0) }
     pointers.append(nil)
     var environmentPointers = environment.map { strdup("\($0.key)=\($0.value)") }
@@ -146,45 +150,4 @@ func clusterScript(_ arguments: [String]) throws -> (status: Int32, output: Stri
     return (exitStatus, output)
 }
 
-/// A task executor with a thread of its own, for the tests that measure time.
-///
-/// The whole suite shares the concurrency pool's threads (two on a two-core machine), and
-/// many of its tests block one while a child process runs: a continuation queued behind
-/// them can wait for a minute, which a test of a one-second connect timeout would take for
-/// a bug. A test run with this executor as preference resumes on its own thread.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
-    // `@unchecked Sendable` is safe: `jobs` is only touched with `condition` locked; the
-    // thread only runs jobs it took out of `jobs` under that lock.
-    static let shared = DedicatedThreadExecutor()
-
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    private init() {
-        let thread = Thread { [self] in
-            while true {
-                condition.lock()
-                while jobs.isEmpty { condition.wait() }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job.runSynchronously(on: asUnownedTaskExecutor())
-            }
-        }
-        thread.name = "timing tests"
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-}
-
-/// Runs `body` on ``DedicatedThreadExecutor/shared`` (and the child tasks it starts).
-func onDedicatedThread<R: Sendable>(_ body: () async throws -> R) async throws -> R {
-    try await withTaskExecutorPreference(DedicatedThreadExecutor.shared, operation: body)
-}
 #endif

@@ -225,15 +225,13 @@ struct PostgresProcessTests {
         try store.write { tx in
             try tx[customers].insert(contentsOf: (0..<100_000).map { Customer(id: "c\($0)", name: String(repeating: "x", count: 30), region: "eu") })
         }
-        // The push and the wait on threads of their own: the bound below is the push's, not
-        // the time its continuations spend queued behind the rest of the suite.
-        let pushing = Task(executorPreference: DedicatedThreadExecutor.shared) { try await sync.push() }
+        let pushing = Task { try await sync.push() }
         try await Task.sleep(for: .milliseconds(150))
         let halt = try await onOwnThread { try clusterScript(["halt", directory]) }
         #expect(halt.status == 0, "\(halt.output)")
         // Every wait of the push is bounded (the operation timeout): it must end.
         let ended = Lock<Result<PostgresSyncSummary, any Error>?>(nil)
-        Task(executorPreference: DedicatedThreadExecutor.shared) { let result = await pushing.result; ended.withLock { $0 = result } }
+        Task { let result = await pushing.result; ended.withLock { $0 = result } }
         let deadline = ContinuousClock.now + .seconds(90)
         while ended.withLock({ $0 == nil }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         guard let result = ended.withLock({ $0 }) else {

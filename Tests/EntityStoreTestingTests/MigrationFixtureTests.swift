@@ -3,6 +3,7 @@ import EntityStoreSQLite
 import EntityStoreTestSupport
 import EntityStoreTesting
 import Foundation
+import SnapshotFixtures
 import Testing
 
 /// The book of version 1 of an app: the year was called `published`.

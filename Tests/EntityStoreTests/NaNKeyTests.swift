@@ -16,7 +16,7 @@ struct Measurement: Entity {
 @Suite struct NaNKeyTests {
     static let values: [Double] = [.nan, -.nan, 0, -0.0, 1, 2.5, .infinity, -.infinity]
 
-    @Test(arguments: [1, 2, 3] as [UInt64])
+    @Test(arguments: Soak.seeds([1], soak: 1...30))
     func indexesAndLiveQueriesStayExactWithNaNKeys(seed: UInt64) throws {
         let measurements = Table<Measurement>("measurements").grouped(\.value, name: "byValue").ordered(\.value).ordered(\.limit)
         let store = try EntityStore { measurements }
@@ -79,7 +79,7 @@ struct Measurement: Entity {
     /// none), under random commits with NaN values: sorted queries and live windows in both
     /// directions place NaN rows last in insertion order, whatever serves them; extremes,
     /// nil tests and equality lookups (NaN finds nothing and never traps) agree.
-    @Test(arguments: [4, 5, 6] as [UInt64])
+    @Test(arguments: Soak.seeds([4], soak: 4...34))
     func sortsAndExtremesAgreeWithAndWithoutIndexes(seed: UInt64) throws {
         let indexed = Table<Measurement>("indexed").grouped(\.value, name: "byValue").ordered(\.value).ordered(\.limit)
         let ordered = Table<Measurement>("ordered").ordered(\.value).ordered(\.limit)

@@ -39,7 +39,7 @@ fileprivate struct BooksModel {
         var nextID = 2_200
         var held: [(state: EntityState, model: BooksModel)] = []
 
-        for step in 0..<120 {
+        for step in 0..<Soak.pick(48, soak: 600) {
             try lib.store.write { tx in
                 switch Int.random(in: 0..<10, using: &rng) {
                 case 0...3:

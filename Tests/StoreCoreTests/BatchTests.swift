@@ -1,4 +1,5 @@
 import Dispatch
+import EntityStoreTestSupport
 import StoreCore
 import Testing
 
@@ -116,7 +117,8 @@ struct BatchTests {
         observation.cancel()
     }
 
-    @Test func otherThreadsSeeTheStateBeforeTheBatchAndTheirCommitsWait() throws {
+    // It waits for another thread: on threads of its own, not the concurrency pool's.
+    @Test(.threadsOfItsOwn) func otherThreadsSeeTheStateBeforeTheBatchAndTheirCommitsWait() throws {
         let store = Store(AppState())
         let seen = Recorder<String>()
         let observation = store.observe { seen.append("\($0.name) \($0.current.count)") }

@@ -180,6 +180,13 @@ package final class SQLiteConnection {
         return sqlite3_total_changes64(db)
     }
 
+    /// The most columns a table may have on this connection (`SQLITE_LIMIT_COLUMN`, 2,000
+    /// unless SQLite was built otherwise).
+    package var columnLimit: Int {
+        guard let db = handle.db else { return 2_000 }
+        return Int(sqlite3_limit(db, SQLITE_LIMIT_COLUMN, -1))
+    }
+
     /// Whether the connection is inside a transaction (explicit or from ``transaction(_:_:)``).
     package var isInTransaction: Bool {
         guard let db = handle.db else { return false }

@@ -51,6 +51,14 @@ struct TableRowWriter {
     /// Inserts one row given in column order, first creating the table or adding
     /// `newColumns` to it, as ``layout`` describes them.
     mutating func insert(_ row: some Collection<SQLiteValue>, newColumns: [Int]) throws(SnapshotError) {
+        if (!created || !newColumns.isEmpty) && layout.columns.count > connection.columnLimit {
+            // Refused before any statement: SQLite would refuse the same table only after
+            // adding columns one `ALTER TABLE` at a time, each re-reading all the others
+            // (seconds for a hostile record of a few thousand fields). Its own words, which
+            // callers recognize.
+            let message = "too many columns on \(layout.table)"
+            throw SnapshotError(SQLiteError(extendedCode: SQLiteError.error, message: message), path: connection.path)
+        }
         do {
             if !created {
                 try connection.execute(layout.createSQL)

@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ private struct Reading: Entity {
 
 private let readings = Table<Reading>("readings")
 
-@Suite("Snapshots while writers commit")
+@Suite("Snapshots while writers commit", .threadsOfItsOwn)
 struct ConcurrencyTests {
     @Test("a snapshot holds exactly the state at the call while commits go on")
     func snapshotWhileWriting() async throws {

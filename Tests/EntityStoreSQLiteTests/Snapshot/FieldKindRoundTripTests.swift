@@ -78,7 +78,7 @@ private func everythingStore(rows count: Int) throws -> EntityStore {
     return store
 }
 
-@Suite("Field kinds survive a round trip")
+@Suite("Field kinds survive a round trip", .threadsOfItsOwn)
 struct FieldKindRoundTripTests {
     @Test("every field kind comes back exactly, bit for bit and scalar for scalar")
     func everyKindRoundTrips() throws {

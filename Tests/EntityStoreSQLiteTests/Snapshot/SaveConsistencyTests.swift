@@ -12,7 +12,7 @@ private struct SavedCheck: Sendable {
     let error: String?
 }
 
-@Suite("Incremental saves write one published state")
+@Suite("Incremental saves write one published state", .threadsOfItsOwn)
 struct SaveConsistencyTests {
     @Test("a save made by an observer that sees a commit contains that commit")
     func saveFromAnObserver() throws {

@@ -1,12 +1,13 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import StoreCore
 import Testing
 
 /// Incremental saves whose bookkeeping could be fooled: a state set back through the raw
 /// core, two snapshot files on one path, a plain snapshot over a kept path.
-@Suite("Snapshot files: revisions, replaced files and kept paths")
+@Suite("Snapshot files: revisions, replaced files and kept paths", .threadsOfItsOwn)
 struct SnapshotFilePathTests {
     @Test("a state set back through the core, then written, is saved (its revision is not reused)")
     func undoThenWriteReusesARevision() throws {

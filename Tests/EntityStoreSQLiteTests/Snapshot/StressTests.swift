@@ -14,7 +14,7 @@ private final class Seen<V: Sendable>: Sendable {
 /// Everything at once on several threads: writers, a saver, a snapshotter, a creator of
 /// derived queries and a reader. Every saved and snapshotted file, and every derived
 /// value, is checked against the states the store actually published.
-@Suite("Writers, savers, snapshots and derived queries at once")
+@Suite("Writers, savers, snapshots and derived queries at once", .threadsOfItsOwn)
 struct StressTests {
     @Test(arguments: [UInt64(7), 8])
     func everythingAtOnce(seed: UInt64) throws {

@@ -70,7 +70,7 @@ struct AdversarialReading: Entity {
     /// to hashing) and other values, under random updates that flip a key's zero sign,
     /// move rows between keys, remove and re-insert them, in writes and batches: values
     /// equal a re-run and diffs replay.
-    @Test(arguments: Array(1...2) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func signedZeroKeysFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 65_537)
         let readings = Table<AdversarialReading>("zeroKeys").grouped(\.key)
@@ -133,7 +133,7 @@ struct AdversarialReading: Entity {
     /// both the rows and the referenced entities), under inserts, updates, removes,
     /// re-inserts, batches, throwing writes, restores and raw core commits (undo and redo):
     /// rows equal a re-run, diffs replay, referenced entities are the table's.
-    @Test(arguments: Array(1...2) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func selfJoinsFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 7_919)
         let nodes = Table<AdversarialNode>("nodes").grouped(\.group).ordered(\.score)
@@ -261,7 +261,7 @@ struct AdversarialReading: Entity {
     /// commits to random earlier and later states of the store's history (some of them a
     /// redo whose change set leads from the current state), batches that raw-commit in the
     /// middle, and writes touching both tables: every value equals its re-run.
-    @Test(arguments: Array(1...2) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func everyEngineFollowsRawCoreCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 31_337)
         let fixture = try LiveFixture()
@@ -389,7 +389,7 @@ struct AdversarialReading: Entity {
     /// top-k windows of 1 to 25 rows, so the touched and evictable maps pass the eight
     /// entries after which they index themselves): values equal a re-run and every diff
     /// replays.
-    @Test(arguments: Array(1...2) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func largeCommitsAgainstTopKWindowsReplay(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 4_099)
         let fixture = try LiveFixture()
@@ -463,7 +463,7 @@ struct AdversarialReading: Entity {
     /// a live query commits from inside its handler (a re-entrant delivery), and live
     /// queries of every kind are created and released meanwhile: once done, every live
     /// value equals its re-run.
-    @Test(.timeLimit(.minutes(2))) func concurrentCommittersAndReentrantObservers() throws {
+    @Test(.timeLimit(.minutes(10))) func concurrentCommittersAndReentrantObservers() throws {
         let fixture = try LiveFixture()
         let store = fixture.store, items = fixture.items, owners = fixture.owners
         try store.write { tx in

@@ -105,7 +105,7 @@ struct AttackRow: Entity {
     /// A descending window over a Double field holding a NaN: the NaN row sorts last and
     /// its position is found again, so removing the row removes it from the value (with a
     /// limit, the cut back to the limit used to spin on a NaN it could not remove).
-    @Test(.timeLimit(.minutes(1)), arguments: [nil, 3, 1] as [Int?])
+    @Test(.timeLimit(.minutes(10)), arguments: [nil, 3, 1] as [Int?])
     func aNaNRowLeavesADescendingWindow(limit: Int?) throws {
         let probes = Table<AttackRow>("probes")
         let store = try EntityStore { probes }
@@ -184,7 +184,7 @@ struct AttackRow: Entity {
     /// ascending and descending; with and without an index; with a range or equality
     /// source) equals its re-run and its diffs replay. A row re-inserted under its ID is
     /// given a different value (see the tests above for the identical-value case).
-    @Test(arguments: Array(1...4) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...40))
     func topKWindowsFollowLargeBatches(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 7919)
         let fixture = try LiveFixture()
@@ -314,7 +314,7 @@ struct AttackRow: Entity {
     /// batch, key changes in and out, upserts, failing writes, restores with other
     /// contents, undos, a key absent at first. Each value equals its re-run, its offsets
     /// and lookups agree, and its diffs replay.
-    @Test(arguments: Array(1...4) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...40))
     func groupedIndexEqualityFollowsRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 104729)
         let probes = Table<AttackRow>("probes").grouped(\.key).ordered(\.rank)
@@ -424,7 +424,7 @@ struct AttackRow: Entity {
     /// Random rows with values among -0.0, 0.0, ±infinity, NaN and a few finite values, in
     /// few sensors: each live group's count, sum and extremes equal Query.aggregates re-run
     /// (NaN compared as NaN; -0.0 and 0.0 compared with ==, see the test above for the sign).
-    @Test(arguments: Array(1...4) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...40))
     func doubleGroupByFollowsRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 31337)
         let readings = Table<Reading>("readings")
@@ -464,7 +464,8 @@ struct AttackRow: Entity {
 
     /// One thread commits (single writes and batches); another creates live queries of
     /// every kind meanwhile. Once both are done, every live value equals its re-run.
-    @Test(arguments: [(true, true), (false, true), (false, false)])
+    // It waits for its writer thread: on threads of its own, not the concurrency pool's.
+    @Test(.threadsOfItsOwn, arguments: [(true, true), (false, true), (false, false)])
     func liveQueriesCreatedDuringCommitsEndUpRight(batched: Bool, createDuring: Bool) throws {
         try createdDuringCommits(batched: batched, createDuring: createDuring)
     }
@@ -477,7 +478,7 @@ struct AttackRow: Entity {
         let queries = fixture.queries
         let writer: @Sendable () -> Void = {
             var random = SplitMix64(seed: 99)
-            for step in 0..<150 {
+            for step in 0..<Soak.pick(60, soak: 600) {
                 func one() throws {
                     try store.write { tx in
                         let id = Int.random(in: 0..<60, using: &random)

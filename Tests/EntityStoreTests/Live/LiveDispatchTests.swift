@@ -1,4 +1,5 @@
 import Dispatch
+import EntityStoreTestSupport
 import Foundation
 import StoreCore
 import Testing
@@ -97,7 +98,7 @@ import Testing
         let threads = DispatchGroup()
         threads.enter()
         Thread.detachNewThread {
-            for step in 0..<300 {
+            for step in 0..<Soak.pick(120, soak: 1_200) {
                 _ = try? store.write { tx in
                     let id = step % 40
                     if step % 9 == 0 {

@@ -176,7 +176,7 @@ struct Reading: Entity {
 
     /// Random inserts, updates and removes of floating-point values: each group's live
     /// sum stays within rounding of the sum re-run from scratch.
-    @Test(arguments: [1, 2, 3] as [UInt64])
+    @Test(arguments: Soak.seeds([1], soak: 1...30))
     func floatingPointSumsFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let readings = Table<Reading>("readings")

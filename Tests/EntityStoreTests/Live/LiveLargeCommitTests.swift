@@ -26,7 +26,7 @@ import Testing
     /// Batches that move rows across 1 to 30 groups, remove and insert rows, and update
     /// rows within their group: every group-by and row query equals its re-run, and each
     /// group-by diff names exactly the groups whose aggregates changed.
-    @Test(arguments: Array(1...3) as [UInt64])
+    @Test(arguments: Soak.seeds(1...1, soak: 1...30))
     func batchesAcrossManyGroupsAgreeWithAReRun(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 104_729)
         let fixture = try LiveFixture()

@@ -8,7 +8,7 @@ import Testing
     /// restores) with live queries of every kind alive: after each commit every live
     /// value equals its query re-run from scratch, and each delivered diff turns the
     /// previous value into the new one.
-    @Test(arguments: Array(1...8) as [UInt64])
+    @Test(arguments: Soak.seeds(1...2, soak: 1...80))
     func liveRowsFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let fixture = try LiveFixture()

@@ -48,7 +48,7 @@ struct PrefixQueryTests {
     /// The index path and a scan agree on random strings for random prefixes: ones made
     /// of pieces, the empty one, and prefixes of stored keys cut at a scalar or at a
     /// character.
-    @Test(arguments: [31, 32, 33, 34] as [UInt64])
+    @Test(arguments: Soak.seeds([31, 32], soak: 31...70))
     func indexPathAgreesWithAScan(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         func text(maxPieces: Int) -> String {

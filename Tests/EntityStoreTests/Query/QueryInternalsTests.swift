@@ -15,7 +15,7 @@ private struct Inner {
 struct QueryInternalsTests {
     /// Reading values by offset visits exactly the elements of the offset range, in key
     /// order, across leaves of deep trees, and stops when the body says so.
-    @Test(arguments: [61, 62] as [UInt64])
+    @Test(arguments: Soak.seeds([61], soak: 61...90))
     func forEachValueReadsTheOffsetRange(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         var map = SortedMap<Int, Int>(nodeCapacity: 4)

@@ -27,7 +27,7 @@ struct QueryPathTests {
         }
     }
 
-    @Test(arguments: [1, 2, 3] as [UInt64])
+    @Test(arguments: Soak.seeds([1], soak: 1...30))
     func randomQueriesAgree(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let store = try EntityStore { indexed; plain }
@@ -85,7 +85,7 @@ struct QueryPathTests {
 
 @Suite("Aggregates over queries")
 struct QueryAggregateTests {
-    @Test(arguments: [5, 6] as [UInt64])
+    @Test(arguments: Soak.seeds([5], soak: 5...35))
     func aggregatesAgreeWithAPlainComputation(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let store = try EntityStore { indexed; plain }
@@ -130,7 +130,7 @@ struct QueryAggregateTests {
 
 @Suite("More conditions: not equal, one of, nil, prefix")
 struct QueryConditionTests {
-    @Test(arguments: [7, 8] as [UInt64])
+    @Test(arguments: Soak.seeds([7], soak: 7...37))
     func conditionsAgreeWithAPlainFilter(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let store = try EntityStore { indexed; plain }
@@ -214,7 +214,7 @@ struct QueryLiveTests {
 
 @Suite("Composed conditions")
 struct QueryPredicateTests {
-    @Test(arguments: [9, 10] as [UInt64])
+    @Test(arguments: Soak.seeds([9], soak: 9...39))
     func andOrNotAgreeWithAPlainFilter(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let store = try EntityStore { indexed; plain }

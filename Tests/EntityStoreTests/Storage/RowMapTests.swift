@@ -16,16 +16,19 @@ struct RowMapTests {
         var map = RowMap<Int, String>(shardLoad: shardLoad)
         var model: [Int: String] = [:]
         var held: [(map: RowMap<Int, String>, model: [Int: String])] = []
-        for step in 0..<2_500 {
-            // The key space grows, then the map shrinks: shards split, fill and empty.
-            let space = step < 1_500 ? 40 + step : 1_540
+        // The key space grows for 60% of the steps, then the map shrinks: shards split,
+        // fill and empty.
+        let steps = Soak.pick(1_000, soak: 10_000)
+        let growth = steps * 3 / 5
+        for step in 0..<steps {
+            let space = step < growth ? 40 + step : 40 + growth
             let key = Int(random.next() % UInt64(space))
             switch random.next() % 20 {
             case 0...10:
                 let value = "v\(step)"
                 #expect(map.updateValue(value, forKey: key) == model.updateValue(value, forKey: key))
             case 11...16:
-                let removes = step < 1_500 ? 1 : 3
+                let removes = step < growth ? 1 : 3
                 for offset in 0..<removes {
                     let victim = (key + offset * 97) % space
                     #expect(map.removeValue(forKey: victim) == model.removeValue(forKey: victim))

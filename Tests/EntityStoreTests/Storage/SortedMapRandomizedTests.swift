@@ -10,10 +10,11 @@ struct SortedMapRandomizedTests {
         var map = SortedMap<Int, Int>(nodeCapacity: nodeCapacity)
         var model = SortedMapModel()
         let keySpace = 0..<500
-        for step in 0..<2_500 {
+        let steps = Soak.pick(1_000, soak: 10_000)
+        for step in 0..<steps {
             let key = Int.random(in: keySpace, using: &generator)
             // Phases bias toward growth, then shrinkage, so the tree both splits and merges.
-            let insertShare = (step / 625) % 2 == 0 ? 70 : 30
+            let insertShare = (step / (steps / 4)) % 2 == 0 ? 70 : 30
             let roll = Int.random(in: 0..<100, using: &generator)
             if roll < insertShare {
                 let value = Int.random(in: 0..<1_000_000, using: &generator)
