@@ -27,7 +27,7 @@ func sampleLateRows(_ count: Int, tagFrom: Int, scoreAt: Int) -> [LateRow] {
     }
 }
 
-@Suite(.enabled(if: TestServer.enabled, postgresSkipNote))
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct PostgresLargePushTests {
     @Test("columns that first appear after several COPY messages, and at the last row, round-trip")
     func columnsAppearMidTable() async throws {

@@ -92,7 +92,7 @@ func url(of target: PostgresTarget) async throws -> String {
     return base + (base.contains("?") ? "&" : "?") + "schema=" + escaped
 }
 
-@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .serialized)
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn, .serialized)
 struct PostgresProcessTests {
     @Test("two processes: a note added by one appears in the other's live query")
     func twoProcesses() async throws {

@@ -77,7 +77,7 @@ func sampleEverything(_ id: Int) -> Everything {
         extra: id % 4 == 0 ? nil : ["k": .integer(Int64(id)), "d": .double(2.0), "n": .null])
 }
 
-@Suite(.enabled(if: TestServer.enabled, postgresSkipNote))
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct PostgresSnapshotTests {
     @Test("every column kind round-trips exactly, and psql sees typed columns, metadata and indexes")
     func roundTrip() async throws {
@@ -272,7 +272,7 @@ struct PostgresSnapshotTests {
     }
 }
 
-@Suite(.enabled(if: TestServer.enabled, postgresSkipNote))
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct PostgresConnectionTests {
     @Test("a wrong password is one clear line without the password")
     func wrongPassword() async throws {

@@ -32,7 +32,7 @@ func eventually(_ limit: Duration = .seconds(60), _ condition: () -> Bool) async
     return condition()
 }
 
-@Suite(.enabled(if: TestServer.enabled, postgresSkipNote))
+@Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct PostgresSyncTests {
     @Test("two stores in one process: push, pull, removals and relations travel")
     func pushAndPull() async throws {

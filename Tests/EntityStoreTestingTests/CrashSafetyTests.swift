@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import EntityStoreTesting
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ func sequence(_ run: CrashRun, save: (EntityStore, String) throws -> Void) throw
     try run.save("second save") { try save(run.store, run.path) }
 }
 
-@Suite("Crash safety of an app's save routine", .serialized)
+@Suite("Crash safety of an app's save routine", .threadsOfItsOwn)
 struct CrashSafetyTests {
     @Test("the library's snapshot(to:) passes every kill, power loss and I/O error")
     func snapshotPasses() throws {

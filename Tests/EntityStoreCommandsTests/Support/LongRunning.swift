@@ -4,9 +4,10 @@ import Testing
 import Glibc
 #endif
 
-/// The tests that each keep both cores busy for many seconds (the large import, the
-/// crash test), run one at a time so they do not slow each other down.
-@Suite("Long-running tests, one at a time", .serialized, .threadsOfItsOwn)
+/// The tests that each keep a child process busy for seconds (the large import, the kill
+/// tests, the streaming query), on threads of their own so they start at once and run
+/// beside the rest instead of finishing last.
+@Suite("Long-running tests", .threadsOfItsOwn)
 enum LongRunning {
     /// Whether this process (and so the tool it runs, built alike) carries ThreadSanitizer
     /// or AddressSanitizer, which make it several times slower: long tests then use less data.

@@ -1,11 +1,12 @@
 import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 
-/// The suites that arm fault plans, one test at a time: a plan is process-wide (other
-/// suites' files lie outside its directory, so they run on untouched).
-@Suite("Fault injection", .serialized)
+/// The suites that arm fault plans. Each plan watches a directory of its own, so the
+/// tests run side by side, each on threads of its own (they are long and CPU-bound).
+@Suite("Fault injection", .threadsOfItsOwn)
 enum FaultInjectionTests {}
 
 /// One write to interrupt: the file's state before it, the state it writes, and the write.

@@ -1,5 +1,6 @@
 import EntityStore
 @testable import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import StoreCore
 import Testing
@@ -39,7 +40,7 @@ private struct Wide: Entity {
 
 private let wides = Table<Wide>("wides")
 
-@Suite("Pipelined snapshots: edges", .serialized)
+@Suite("Pipelined snapshots: edges", .serialized, .threadsOfItsOwn)
 struct PipelineEdgeTests {
     static func dynamicStore(rows: Int, stringIDs: Bool = false) throws -> EntityStore {
         let store = EntityStore(schema: try Schema { records })
