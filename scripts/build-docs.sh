@@ -26,6 +26,11 @@ while IFS= read -r map; do
     module_maps+=(-Xcc "-fmodule-map-file=$map")
 done < <(find "$bin" -maxdepth 2 -name module.modulemap; find Sources .build/checkouts -name module.modulemap -path '*include*' -not -path '*/Benchmarks/*' -not -path '*/Tests/*'; find Sources -maxdepth 2 -name module.modulemap)
 
+# The system libraries' headers outside the default search path (libpq's).
+for flag in $(pkg-config --cflags-only-I libpq sqlite3 2>/dev/null); do
+    module_maps+=(-Xcc "$flag")
+done
+
 for module in "${modules[@]}"; do
     rm -rf "${graphs:?}/$module" && mkdir -p "$graphs/$module"
     swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" "${module_maps[@]}" \
