@@ -355,7 +355,7 @@ struct TypedPulledTable<T: TypedTable>: PulledTable {
     func apply(to transaction: Transaction) throws -> Int {
         let writer = transaction[table.typed]
         var changed = 0
-        for entity in rows where writer.find(entity.id) != entity {
+        for entity in rows where !ValueIdentity.same(writer.find(entity.id), entity) {
             _ = try writer.upsert(entity)
             changed += 1
         }

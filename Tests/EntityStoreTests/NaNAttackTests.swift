@@ -660,14 +660,9 @@ struct ZeroReading: Entity {
         _ = tokenD
     }
 
-    /// Known and open: a write that replaces a row with one `==` to it changes nothing (the
-    /// documented rule), and -0.0 == +0.0, so an update of a zero to the other zero is not
-    /// stored and not delivered.
+    /// -0.0 == +0.0, yet an update of a zero to the other zero is a change: stored, and
+    /// delivered to a live group-by.
     @Test func zeroSignFlipByUpdateReachesLiveGroupBy() throws {
-        withKnownIssue("a write replacing a row with an == row (+0.0 by -0.0) changes nothing") { try zeroSignFlipByUpdate() }
-    }
-
-    func zeroSignFlipByUpdate() throws {
         let readings = Table<ZeroReading>("flip")
         let store = try EntityStore { readings }
         try store.write { tx in try tx[readings].insert(ZeroReading(id: 1, sensor: 0, d: 0, f: 0)) }
@@ -681,13 +676,8 @@ struct ZeroReading: Entity {
         _ = token
     }
 
-    /// Known and open (the rule above): `update` to -0.0 of a +0.0 field, and `upsert` of
-    /// the same row with -0.0, keep +0.0.
+    /// `update` to -0.0 of a +0.0 field, and `upsert` of the same row with -0.0, store -0.0.
     @Test func updatingZeroToNegativeZeroIsStored() throws {
-        withKnownIssue("a write replacing a row with an == row (+0.0 by -0.0) changes nothing") { try updatingZeroToNegativeZero() }
-    }
-
-    func updatingZeroToNegativeZero() throws {
         let t = Table<NaNProbeRow>("negZero")
         let store = try EntityStore { t }
         try store.write { tx in try tx[t].insert(NaNProbeRow(id: 1, x: 0.0, opt: 0.0, g: 0, f: 0)) }
@@ -697,16 +687,11 @@ struct ZeroReading: Entity {
         #expect(try #require(store.state[t].find(1)).opt?.sign == .minus, "upsert(-0.0) dropped")
     }
 
-    /// Known and open: when a zero's sign change is hidden in a write that changes the row
-    /// twice (0.0 -> 5 -> -0.0), the state holds -0.0 but the change set leaves the row out
-    /// (its value is `==` to the original), so live group-bys and windows keep +0.0 while
-    /// a re-run says -0.0. Same across a batch.
+    /// A zero's sign change hidden in a write that changes the row twice (0.0 -> 5 -> -0.0),
+    /// or in a batch, is in the change set: live group-bys and windows hold -0.0, as a
+    /// re-run does.
     @Test(arguments: [false, true])
-    func hiddenZeroSignChangeDesynchronisesLiveGroupBy(batched: Bool) throws {
-        withKnownIssue("a row changed to an == value of another sign is left out of the change set") { try hiddenZeroSignChange(batched: batched) }
-    }
-
-    func hiddenZeroSignChange(batched: Bool) throws {
+    func hiddenZeroSignChangeReachesLiveQueries(batched: Bool) throws {
         let t = Table<ZeroReading>("hiddenZero")
         let store = try EntityStore { t }
         try store.write { tx in
@@ -737,15 +722,10 @@ struct ZeroReading: Entity {
 
     // MARK: 8. Consistency of Query.min/max with group aggregates over zeros
 
-    /// Known and open: `Query.min`/`max` over {+0.0, -0.0} (in that insertion order), with
-    /// and without an ordered index, give the first zero, where group-by aggregates give
-    /// -0.0 and +0.0 (the values compare equal).
+    /// `Query.min`/`max` over {+0.0, -0.0} (in that insertion order), with and without an
+    /// ordered index, give -0.0 and +0.0, as group-by aggregates do.
     @Test(arguments: [false, true])
     func queryExtremesOfZerosMatchAggregates(indexed: Bool) throws {
-        withKnownIssue("Query.min/max keep the first of equal zeros") { try queryExtremesOfZeros(indexed: indexed) }
-    }
-
-    func queryExtremesOfZeros(indexed: Bool) throws {
         let t = indexed ? Table<NaNProbeRow>("zeros").ordered(\.x) : Table<NaNProbeRow>("zeros")
         let store = try EntityStore { t }
         try store.write { tx in

@@ -70,7 +70,9 @@ public struct TableChanges<E: Entity>: Sendable {
             if let original = result.updated[id] {
                 // Updated by both: set back to its value before them, it did not change
                 // (as when one transaction writes a value and then the original again).
-                if current(id) == original, !result.reordered.contains(id) { result.updated.removeValue(forKey: id) }
+                if let now = current(id), ValueIdentity.same(now, original), !result.reordered.contains(id) {
+                    result.updated.removeValue(forKey: id)
+                }
             } else {
                 result.updated[id] = old
             }

@@ -91,8 +91,10 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
             let new = IndexedGroupRows(group: group(storage) ?? SortedMap(), rows: tableRows)
             let old = rows
             let replaced = LiveRows(storage: new, origin: origin, generation: generation + 1)
-            if old.count == replaced.count, old.elementsEqual(replaced) { return nil }
+            // Equal rows deliver nothing, but the group's sequences become the restored
+            // state's, which later commits are placed against.
             value = new
+            if old.count == replaced.count, old.elementsEqual(replaced, by: ValueIdentity.same) { return nil }
             generation += 1
             return .replacing(old, with: replaced)
         }
@@ -129,7 +131,7 @@ struct IndexedGroupWindow<E: Entity>: Sendable {
             }
             if before.sequence != row.sequence {
                 moved.append(.init(from: before.offset, to: offset, entity: row.value))
-            } else if previous != row.value {
+            } else if !ValueIdentity.same(previous, row.value) {
                 updated.append(.init(offset: offset, entity: row.value))
             }
         }

@@ -44,7 +44,10 @@ public struct JoinedRows<E: Entity, T: Entity>: RandomAccessCollection, Sendable
 public struct JoinDiff<E: Entity, T: Entity>: Sendable, Equatable {
     /// The change of the query's rows.
     public internal(set) var rows = LiveDiff<E>()
-    /// Referenced entities that changed, were removed (nil) or now exist, by ID.
+    /// Every entry of ``JoinedRows/referenced(_:)`` that differs from before the commit,
+    /// by ID: the entity's new value, or nil when there is none now (the entity was
+    /// removed, or no row references it any more). Applied to the previous entries, it
+    /// gives the new ones.
     public internal(set) var referenced: [T.ID: T?] = [:]
 
     /// Whether nothing changed.
@@ -99,26 +102,27 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
     @inlinable
     mutating func apply(_ commit: DeliveredCommit) -> JoinDiff<E, T>? {
         let targets = commit.current.rows(named: targetTable, as: T.self)
-        // A restore, or a raw core commit whose change set does not lead from the previous
-        // state: the rows and any referenced entity may have changed.
-        let replaced = commit.replacesAll
+        // The referenced entities before the commit (persistent: O(1) to keep), against
+        // which the diff names every entry that changed.
+        let before = referenced
+        var touched: [T.ID] = []
         let rowsDiff = rowsEngine.apply(commit)
-        var referencedDiff: [T.ID: T?] = [:]
         var added: [WatchKey] = [], removed: [WatchKey] = []
-        if replaced {
+        if commit.replacesAll {
+            // A restore, or a raw core commit whose change set does not lead from the
+            // previous state: the rows and any referenced entity may have changed.
             var newCounts: [T.ID: Int] = [:]
             for row in rowsEngine.rows() { newCounts[reference(row), default: 0] += 1 }
             var newReferenced = TreeDictionary<T.ID, T>()
             for id in newCounts.keys {
-                let value = targets?[id]?.value
-                if let value { newReferenced[id] = value }
-                if counts[id] == nil {
-                    added.append(WatchKey(id))
-                } else if referenced[id] != value {
-                    referencedDiff[id] = .some(value)
-                }
+                if let value = targets?[id]?.value { newReferenced[id] = value }
+                if counts[id] == nil { added.append(WatchKey(id)) }
+                touched.append(id)
             }
-            for id in counts.keys where newCounts[id] == nil { removed.append(WatchKey(id)) }
+            for id in counts.keys where newCounts[id] == nil {
+                removed.append(WatchKey(id))
+                touched.append(id)
+            }
             counts = newCounts
             referenced = newReferenced
         } else {
@@ -134,6 +138,7 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
                 guard counts[id] == 1 else { return }
                 referenced[id] = targets?[id]?.value
                 added.append(WatchKey(id))
+                touched.append(id)
             }
             func release(_ id: T.ID) {
                 guard let count = counts[id] else { return }
@@ -144,6 +149,7 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
                 counts.removeValue(forKey: id)
                 referenced.removeValue(forKey: id)
                 removed.append(WatchKey(id))
+                touched.append(id)
             }
             if let diff = rowsDiff {
                 for removal in diff.removed {
@@ -163,15 +169,21 @@ struct JoinEngine<E: Entity, T: Entity>: Sendable {
             if let targetChanges = commit.table(targetTable, as: T.self)?.changes {
                 func refresh(_ id: T.ID) {
                     guard counts[id] != nil else { return }
-                    let value = targets?[id]?.value
-                    guard referenced[id] != value else { return }
-                    referenced[id] = value
-                    referencedDiff[id] = .some(value)
+                    referenced[id] = targets?[id]?.value
+                    touched.append(id)
                 }
                 for id in targetChanges.inserted { refresh(id) }
                 for id in targetChanges.updated.keys { refresh(id) }
                 for id in targetChanges.removed.keys { refresh(id) }
             }
+        }
+        // Every entry of the referenced entities that differs from before, whatever made
+        // it differ (a rewritten row may release and retain an ID in one commit while the
+        // entity itself changed): what a client applying diffs needs to reach the value.
+        var referencedDiff: [T.ID: T?] = [:]
+        for id in touched where referencedDiff[id] == nil {
+            let new = referenced[id]
+            if !ValueIdentity.same(before[id], new) { referencedDiff[id] = .some(new) }
         }
         if !added.isEmpty || !removed.isEmpty { registration.update(adding: added, removing: removed) }
         if rowsDiff == nil, referencedDiff.isEmpty { return nil }

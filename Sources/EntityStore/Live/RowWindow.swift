@@ -272,7 +272,7 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
             }
             if old.position != position {
                 moved.append(.init(from: old.offset, to: offset, entity: entity))
-            } else if old.entity != entity {
+            } else if !ValueIdentity.same(old.entity, entity) {
                 updated.append(.init(offset: offset, entity: entity))
             }
         }
@@ -289,13 +289,12 @@ struct RowWindow<E: Entity, Ordering: RowOrdering<E>>: Sendable {
     @inlinable
     mutating func replaceAll(from storage: TableStorage<E>) -> LiveDiff<E>? {
         let old = rows
-        let oldSnapshot = snapshot
         fill(from: storage)
         let new = LiveRows(storage: snapshot, origin: origin, generation: generation + 1)
-        if old.count == new.count, old.elementsEqual(new) {
-            snapshot = oldSnapshot
-            return nil
-        }
+        // Equal rows deliver nothing, but the window keeps the new snapshot: its rows'
+        // positions (insertion sequences) are the restored state's, which later commits
+        // are placed against, not the ones the rows had before.
+        if old.count == new.count, old.elementsEqual(new, by: ValueIdentity.same) { return nil }
         generation += 1
         return .replacing(old, with: new)
     }

@@ -22,22 +22,47 @@ extension Query {
     }
 
     /// The least value of `keyPath` among the matches, or nil when none match. A NaN
-    /// counts only when every value is one (as in a group-by's aggregates).
-    /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
+    /// counts only when every value is one, and -0.0 is less than +0.0 (as in a group-by's
+    /// aggregates).
+    /// - Complexity: O(log n) with an ordered index on the field and no condition (plus the
+    ///   rows whose value equals the least, for a floating-point field); else O(m).
     public func min<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
         extreme(keyPath, descending: false)
     }
 
     /// The greatest value of `keyPath` among the matches, or nil when none match. A NaN
-    /// counts only when every value is one.
-    /// - Complexity: O(log n) with an ordered index on the field and no condition; else O(m).
+    /// counts only when every value is one, and +0.0 is greater than -0.0.
+    /// - Complexity: O(log n) with an ordered index on the field and no condition (plus the
+    ///   rows whose value equals the greatest, for a floating-point field); else O(m).
     public func max<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable) -> Value? {
         extreme(keyPath, descending: true)
     }
 
     private func extreme<Value: Comparable & Sendable>(_ keyPath: any KeyPath<E, Value> & Sendable, descending: Bool) -> Value? {
+        // Equal values that a reader can still tell apart are floating-point zeros: the
+        // minimum is -0.0 and the maximum +0.0 when both are there.
+        let zerosDiffer = Value.self is any FloatingPoint.Type
+        func better(_ value: Value, than current: Value) -> Bool {
+            if descending ? current < value : value < current { return true }
+            guard zerosDiffer, value == current, let sign = (value as? any FloatingPoint)?.sign,
+                  let other = (current as? any FloatingPoint)?.sign
+            else { return false }
+            return descending ? (sign == .plus && other == .minus) : (sign == .minus && other == .plus)
+        }
         if conditions.isEmpty, storage.orderedIndex(Value.self, at: storage.indexPositions(for: keyPath)) != nil {
-            return unpaged.sorted(by: keyPath, descending: descending).first?[keyPath: keyPath]
+            var best: Value?
+            unpaged.sorted(by: keyPath, descending: descending).visitMatches { entity in
+                let value = entity[keyPath: keyPath]
+                guard let current = best else {
+                    best = value
+                    return zerosDiffer
+                }
+                // Past the values equal to the first, nothing can beat it.
+                guard value == current else { return false }
+                if better(value, than: current) { best = value }
+                return true
+            }
+            return best
         }
         // A value not equal to itself (NaN) is the answer only when every value is one,
         // as with an ordered index, which walks those last in either direction.
@@ -48,7 +73,7 @@ extension Query {
                 if unordered == nil { unordered = value }
                 return
             }
-            if let current = best, descending ? !(current < value) : !(value < current) { return }
+            if let current = best, !better(value, than: current) { return }
             best = value
         }
         return best ?? unordered

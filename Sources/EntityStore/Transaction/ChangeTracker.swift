@@ -82,7 +82,8 @@ struct ChangeTracker<E: Entity>: AnyChangeTracker {
                     if now.sequence != sequence {
                         updated[id] = old
                         reordered.insert(id)
-                    } else if old != now.value {
+                    } else if !ValueIdentity.same(old, now.value) {
+                        // A zero of the other sign is a change, though `==` calls it equal.
                         updated[id] = old
                     }
                 } else {

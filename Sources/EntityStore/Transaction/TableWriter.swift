@@ -14,7 +14,9 @@ import HashTreeCollections
 ///   atomic: if one element fails, none of the call's elements is applied. So a repeated
 ///   ID inside one `insert(contentsOf:)` is a duplicate-ID error, and inside one
 ///   `upsert(contentsOf:)` the last occurrence wins.
-/// - Writing a value equal to the stored one changes nothing and is not reported.
+/// - Writing the stored value again changes nothing and is not reported. "The same"
+///   is ``ValueIdentity``: `==`, but floating point by bits (-0.0 over
+///   +0.0 is a change; a NaN over the same NaN is not).
 public struct TableWriter<E: Entity> {
     @usableFromInline
     let transaction: Transaction
@@ -216,7 +218,8 @@ public struct TableWriter<E: Entity> {
     static func replace(
         _ row: Row<E>, with entity: E, in table: inout TableStorage<E>, tracker: inout ChangeTracker<E>, revision: UInt64
     ) throws(EntityStoreError) {
-        if row.value == entity { return }
+        // The same value (zeros of one sign, a NaN as it was) changes nothing.
+        if ValueIdentity.same(row.value, entity) { return }
         try table.validateUpdate(from: row.value, to: entity)
         tracker.noteReplace(row, revision: revision)
         table.replaceRow(row, with: entity, revision: revision)
