@@ -1,5 +1,6 @@
 import EntityStore
 import EntityStoreTesting
+import Foundation
 import StoreCore
 import XCTest
 
@@ -28,6 +29,26 @@ final class XCTestReportingTests: XCTestCase {
         XCTAssertTrue(captured.first?.description.contains("books 10: removed, but the description keeps it") == true)
         XCTAssertEqual(captured.last?.line, counterLine)
         XCTAssertTrue(captured.last?.description.contains("count: expected 0, store has 1") == true)
+    }
+
+    /// A failure reported off the test's thread (an observer, a worker) still reaches the
+    /// running test case.
+    func testAFailureOnAnotherThreadIsNotLost() throws {
+        let store = try libraryStore()
+        let line = #line + 3
+        let thread = Thread {
+            _ = try? withExtendedLifetime(store) {
+                try store.assertWrite { tx in _ = try tx[authors].update(1) { $0.name = "U" } } expected: { _ in }
+            }
+        }
+        thread.start()
+        // XCTest runs its cases on the main thread, not the concurrency pool: a wait is fine.
+        while !thread.isFinished { usleep(1_000) }
+        let captured = recorded
+        recorded = []
+        XCTAssertEqual(captured.count, 1)
+        XCTAssertEqual(captured.first?.line, line)
+        XCTAssertTrue(captured.first?.description.contains("authors 1: updated, but the description does not change it") == true)
     }
 
     func testPassingAssertionsReportNothing() throws {

@@ -41,7 +41,7 @@ public struct ChangeSet: Sendable {
     public var count: Int { tables.values.reduce(0) { $0 + $1.count } }
 
     /// This change set followed by `next`, as one commit. `state` is the state after `next`.
-    func merged(with next: ChangeSet, in state: EntityState) -> ChangeSet {
+    package func merged(with next: ChangeSet, in state: EntityState) -> ChangeSet {
         var result = self
         result.replacedAll = replacedAll || next.replacedAll
         for (name, changes) in next.tables {

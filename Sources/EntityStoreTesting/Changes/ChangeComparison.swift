@@ -7,19 +7,22 @@ struct ChangeComparison {
     let after: EntityState
     let expected: ExpectedState
     let exhaustivity: Exhaustivity
+    /// What changed from `before` to `after`, when the commits between them say it (one
+    /// commit's change set, or the merge of several); nil to compare the tables' rows.
+    var changeSet: ChangeSet?
 
     /// Every difference, one line each (with indented field lines), in schema order.
     func problems() -> [String] {
         var problems: [String] = []
-        let usesChangeSet = after.followsByChangeSet(before) && !after.changeSet.replacedAll
+        let changeSet = changeSet ?? (after.followsByChangeSet(before) && !after.changeSet.replacedAll ? after.changeSet : nil)
         for table in after.schema.tables {
             guard let typed = table as? any TypedTable else { continue }
-            problems += compare(typed, usesChangeSet: usesChangeSet)
+            problems += compare(typed, changeSet: changeSet)
         }
         return problems
     }
 
-    private func compare<T: TypedTable>(_ table: T, usesChangeSet: Bool) -> [String] {
+    private func compare<T: TypedTable>(_ table: T, changeSet: ChangeSet?) -> [String] {
         let declaration = table.typed
         let old = before[declaration], new = after[declaration]
         let edits = (expected.tables[table.name] as? ExpectedTable<T.Element>)?.edits ?? [:]
@@ -30,8 +33,8 @@ struct ChangeComparison {
             if seen.insert(id).inserted { candidates.append(id) }
         }
         if exhaustivity == .exhaustive && tableChanged {
-            if usesChangeSet {
-                let changes = after.changeSet[declaration]
+            if let changeSet {
+                let changes = changeSet[declaration]
                 for id in changes.inserted { consider(id) }
                 for id in changes.updated.keys.sorted(by: Self.order) { consider(id) }
                 for id in changes.removed.keys.sorted(by: Self.order) { consider(id) }
@@ -48,7 +51,7 @@ struct ChangeComparison {
         for id in candidates {
             let actual = new.find(id)
             let wanted: T.Element? = edits[id].map { $0.value } ?? (exhaustivity == .exhaustive ? old.find(id) : actual)
-            guard wanted != actual else { continue }
+            guard !ValueIdentity.same(wanted, actual) else { continue }
             let previous = old.find(id)
             let described = edits[id] != nil
             let label = "\(table.name) \(ValueDiff.describe(id))"

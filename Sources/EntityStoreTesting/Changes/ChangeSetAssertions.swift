@@ -12,20 +12,41 @@ import EntityStore
 /// ```
 public struct ExpectedChangeSet {
     var tables: [String: any ExpectedIDSets] = [:]
+    /// The schema the expectation is checked against, when known; naming a table it lacks
+    /// fails the assertion.
+    let schema: Schema?
+    let log = DescriptionLog()
 
     /// An empty expectation: nothing changed.
-    public init() {}
+    public init() {
+        schema = nil
+    }
 
-    /// The expected IDs of `table`. O(1).
+    init(schema: Schema) {
+        self.schema = schema
+    }
+
+    /// The expected IDs of `table`. A table the store does not have fails the assertion. O(1).
     public subscript<E: Entity>(table: Table<E>) -> ExpectedTableChanges<E> {
-        get { (tables[table.name] as? ExpectedTableChanges<E>) ?? ExpectedTableChanges() }
+        get {
+            if let schema, schema.table(named: table.name) == nil {
+                log.note("the expectation names the table '\(table.name)', which the store does not have (its tables: \(schema.tables.map(\.name).joined(separator: ", ")))")
+            }
+            return (tables[table.name] as? ExpectedTableChanges<E>) ?? ExpectedTableChanges()
+        }
         set { tables[table.name] = newValue }
     }
 
-    /// The expected IDs of the table of `E` named `E.tableName`. O(1).
+    /// The expected IDs of the store's table of `E`: the one table whose entities are `E`.
+    /// None, or several, fails the assertion (name the table instead). O(tables).
     public subscript<E: Entity>(type: E.Type) -> ExpectedTableChanges<E> {
-        get { self[Table<E>()] }
-        set { self[Table<E>()] = newValue }
+        get { self[table(of: E.self)] }
+        set { self[table(of: E.self)] = newValue }
+    }
+
+    private func table<E: Entity>(of type: E.Type) -> Table<E> {
+        guard let schema else { return Table<E>() }
+        return log.table(of: E.self, in: schema)
     }
 }
 
@@ -71,11 +92,12 @@ extension EntityStore {
         let before = state
         let result = try operation()
         let after = state
-        var description = ExpectedChangeSet()
+        var description = ExpectedChangeSet(schema: schema)
         try expected(&description)
         let source: ChangeSetComparison.Source = after.followsByChangeSet(before) && !after.changeSet.replacedAll
             ? .changeSet(after.changeSet) : .states(before, after)
-        let problems = ChangeSetComparison(schema: schema, source: source, expected: description, exhaustivity: exhaustivity).problems()
+        let problems = description.log.problems
+            + ChangeSetComparison(schema: schema, source: source, expected: description, exhaustivity: exhaustivity).problems()
         if !problems.isEmpty {
             FailureReporter.report((["the change set differs from the expected one:"] + problems.map { "  " + $0 }).joined(separator: "\n"), at: location)
         }
@@ -92,9 +114,10 @@ public func assertChangeSet(
     expected: (inout ExpectedChangeSet) throws -> Void
 ) rethrows {
     let location = FailureLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    var description = ExpectedChangeSet()
+    var description = ExpectedChangeSet(schema: schema)
     try expected(&description)
-    let problems = ChangeSetComparison(schema: schema, source: .changeSet(changeSet), expected: description, exhaustivity: exhaustivity).problems()
+    let problems = description.log.problems
+        + ChangeSetComparison(schema: schema, source: .changeSet(changeSet), expected: description, exhaustivity: exhaustivity).problems()
     if !problems.isEmpty {
         FailureReporter.report((["the change set differs from the expected one:"] + problems.map { "  " + $0 }).joined(separator: "\n"), at: location)
     }
@@ -154,7 +177,7 @@ struct ChangeSetComparison {
             guard old.version != new.version || old.count != new.count else { return result }
             for entity in new {
                 if let previous = old.find(entity.id) {
-                    if previous != entity { result.updated.insert(entity.id) }
+                    if !ValueIdentity.same(previous, entity) { result.updated.insert(entity.id) }
                 } else {
                     result.inserted.insert(entity.id)
                 }

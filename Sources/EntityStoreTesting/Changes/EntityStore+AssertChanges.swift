@@ -26,11 +26,13 @@ extension EntityStore {
     ///
     /// - Returns: what `operation` returned.
     /// - Throws: what `operation` or `expected` throws (the comparison is then skipped).
-    /// - Complexity: O(changed rows × fields) when the operation published one commit or
-    ///   one batch (its change set lists the rows), whatever the size of the store: about
-    ///   20 µs for a one-row update of a 10,000-row table in a release build (see the
-    ///   benchmarks); otherwise O(rows of the tables it changed). The description costs
-    ///   O(rows it writes).
+    /// - Complexity: O(changed rows × fields), whatever the size of the store, when the
+    ///   operation's commits chain from the state before it to the state after (their change
+    ///   sets are merged as they are published: one commit, a batch, or an app function of
+    ///   several commits): about 20 µs for a one-row update of a 10,000-row table in a
+    ///   release build (see the benchmarks). When another thread commits meanwhile, or a
+    ///   commit replaces everything, O(rows of the tables that changed). The description
+    ///   costs O(rows it writes).
     @discardableResult
     public func assertChanges<Result>(
         _ exhaustivity: Exhaustivity = .exhaustive,
@@ -39,12 +41,19 @@ extension EntityStore {
         expected: (inout ExpectedState) throws -> Void
     ) rethrows -> Result {
         let location = FailureLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        let before = state
-        let result = try operation()
+        let chain = CommitChain(self)
+        let before = chain.before
+        let result: Result
+        do { result = try operation() } catch {
+            _ = chain.finish(at: state)
+            throw error
+        }
         let after = state
-        var description = ExpectedState(base: exhaustivity == .exhaustive ? before : after)
+        let changeSet = chain.finish(at: after)
+        var description = exhaustivity == .exhaustive ? ExpectedState(base: before) : ExpectedState(base: after, before: before)
         try expected(&description)
-        let problems = ChangeComparison(before: before, after: after, expected: description, exhaustivity: exhaustivity).problems()
+        let problems = description.log.problems
+            + ChangeComparison(before: before, after: after, expected: description, exhaustivity: exhaustivity, changeSet: changeSet).problems()
         if !problems.isEmpty {
             let heading = exhaustivity == .exhaustive
                 ? "the store changed differently than described:"
@@ -55,7 +64,9 @@ extension EntityStore {
     }
 
     /// Runs `body` as one `write` and checks that the store changed exactly as `expected`
-    /// describes; see `assertChanges(_:of:expected:)`.
+    /// describes; see `assertChanges(_:of:expected:)`. It `throws` (rather than
+    /// `rethrows`) because the write itself can fail whatever `body` does: a write inside
+    /// another is refused.
     /// - Returns: what `body` returned.
     /// - Complexity: the write, plus O(changed rows × fields) for the comparison (one
     ///   commit's change set lists the rows).

@@ -19,26 +19,65 @@ public struct ExpectedState {
     /// The state the description starts from.
     public let base: EntityState
     var tables: [String: any ExpectedTableEdits] = [:]
+    /// The description's own mistakes (a table the store lacks, a row the write removed),
+    /// each a failure of the assertion.
+    let log = DescriptionLog()
+    /// For a description of the state after a write: the state before it, to tell a row
+    /// the write removed from one that never was.
+    let before: EntityState?
 
     /// A description starting from `base`. O(1).
     public init(base: EntityState) {
-        self.base = base
+        self.init(base: base, before: nil)
     }
 
-    /// The expected rows of `table`; mutate it to describe the change. O(1).
+    init(base: EntityState, before: EntityState?) {
+        self.base = base
+        self.before = before
+    }
+
+    /// The expected rows of `table`; mutate it to describe the change. A table the store
+    /// does not have fails the assertion, naming the store's tables. O(1).
     public subscript<E: Entity>(table: Table<E>) -> ExpectedTable<E> {
-        get { (tables[table.name] as? ExpectedTable<E>) ?? ExpectedTable(name: table.name, base: base[table]) }
+        get {
+            if let existing = tables[table.name] as? ExpectedTable<E> { return existing }
+            if base.schema.table(named: table.name) == nil {
+                log.note("the description names the table '\(table.name)', which the store does not have (its tables: \(base.tableNames.joined(separator: ", ")))")
+            }
+            return ExpectedTable(name: table.name, base: base[table], before: before?[table], log: log)
+        }
         set { tables[table.name] = newValue }
     }
 
-    /// The expected rows of the table of `E` named `E.tableName`. O(1).
+    /// The expected rows of the store's table of `E`: the one table whose entities are
+    /// `E`. None, or several, fails the assertion (name the table instead). O(tables).
     public subscript<E: Entity>(type: E.Type) -> ExpectedTable<E> {
-        get { self[Table<E>()] }
-        set { self[Table<E>()] = newValue }
+        get { self[log.table(of: E.self, in: base.schema)] }
+        set { self[log.table(of: E.self, in: base.schema)] = newValue }
+    }
+}
+
+/// What a description did wrong, collected while it runs (its subscripts cannot throw)
+/// and reported with the assertion's failure. Used on the test's thread only.
+final class DescriptionLog {
+    private(set) var problems: [String] = []
+
+    func note(_ problem: String) {
+        if !problems.contains(problem) { problems.append(problem) }
     }
 
-    /// The names of the tables the description wrote to.
-    var editedTables: [String] { tables.filter { !$0.value.isEmpty }.keys.sorted() }
+    /// The one table of `schema` whose entities are `E`; with none or several, a note, and
+    /// a table named `E.tableName` (which the comparison then reports as unknown).
+    func table<E: Entity>(of type: E.Type, in schema: Schema) -> Table<E> {
+        let candidates = schema.tables.compactMap { $0 as? Table<E> }
+        if candidates.count == 1, let only = candidates.first { return only }
+        if candidates.isEmpty {
+            note("the description names the table of \(E.self), but no table of the store holds \(E.self) (its tables: \(schema.tables.map(\.name).joined(separator: ", ")))")
+        } else {
+            note("the description names the table of \(E.self), but several tables hold \(E.self) (\(candidates.map(\.name).joined(separator: ", "))): name one, as state[table]")
+        }
+        return candidates.first ?? Table<E>()
+    }
 }
 
 /// The rows one table is expected to hold: the underlying table plus the description's
@@ -51,6 +90,9 @@ public struct ExpectedTable<E: Entity> {
     /// The table's name.
     public let name: String
     let base: TableView<E>
+    /// The table before the write, when the description starts after it.
+    let before: TableView<E>?
+    let log: DescriptionLog
     /// The rows the description wrote: a value, or nil for a removal.
     var edits: [E.ID: Edit] = [:]
 
@@ -63,16 +105,37 @@ public struct ExpectedTable<E: Entity> {
         }
     }
 
-    init(name: String, base: TableView<E>) {
+    init(name: String, base: TableView<E>, before: TableView<E>?, log: DescriptionLog) {
         self.name = name
         self.base = base
+        self.before = before
+        self.log = log
     }
 
     /// The expected entity with `id`, if any; setting it inserts, replaces (keeping its
     /// place) or, with nil, removes it. O(1) expected.
+    ///
+    /// Describing the state after a write (non-exhaustively), reading a row the store does
+    /// not hold fails the assertion: `state[books][10]?.price = 11` would otherwise change
+    /// nothing and pass, whether the write removed row 10 or it never was.
     public subscript(id: E.ID) -> E? {
-        get { find(id) }
+        get {
+            let found = find(id)
+            if found == nil { noteAbsent(id) }
+            return found
+        }
         set { edits[id] = newValue.map { .set($0) } ?? .removed }
+    }
+
+    /// Notes a row the description reads in the state after the write that is not there.
+    private func noteAbsent(_ id: E.ID) {
+        guard let before, edits[id] == nil else { return }
+        let label = "\(name) \(ValueDiff.describe(id))"
+        if before.contains(id) {
+            log.note("the description changes \(label), which the write removed")
+        } else {
+            log.note("the description changes \(label), which the store does not have")
+        }
     }
 
     /// The expected entity with `id`, if any. O(1) expected.
@@ -98,7 +161,10 @@ public struct ExpectedTable<E: Entity> {
     /// Expects the entity `id` to be changed as `body` changes it; an absent `id` is left
     /// absent (and `body` is not called). O(1) expected plus `body`.
     public mutating func update(_ id: E.ID, _ body: (inout E) throws -> Void) rethrows {
-        guard var entity = find(id) else { return }
+        guard var entity = find(id) else {
+            noteAbsent(id)
+            return
+        }
         try body(&entity)
         edits[id] = .set(entity)
     }

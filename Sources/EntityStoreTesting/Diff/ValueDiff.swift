@@ -1,4 +1,5 @@
 import EntityStore
+import Foundation
 
 /// One field whose value differs between two values of the same type.
 public struct FieldDifference: Sendable, Equatable, CustomStringConvertible {
@@ -41,10 +42,17 @@ public enum ValueDiff {
         case let text as String: return String(reflecting: text)
         case let character as Character: return String(reflecting: character)
         case let substring as Substring: return String(reflecting: String(substring))
+        case let date as Date: return describe(date)
         case let record as DynamicRecord: return record.jsonValue.serialized()
         case let json as JSONValue: return json.serialized()
         default: return String(describing: some)
         }
+    }
+
+    /// A date in ISO 8601, to the millisecond (UTC).
+    static func describe(_ date: Date) -> String {
+        guard date.timeIntervalSinceReferenceDate.isFinite else { return "\(date.timeIntervalSinceReferenceDate) s after 2001-01-01" }
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// The value inside any number of optionals, or nil.
@@ -69,6 +77,17 @@ public enum ValueDiff {
         }
         guard depth < 8, type(of: left) == type(of: right) else {
             if oldText != newText { found.append(leaf) }
+            return
+        }
+        if let leftDate = left as? Date, let rightDate = right as? Date {
+            // A leaf, not its stored seconds; two instants that print alike also show their seconds.
+            guard leftDate.timeIntervalSinceReferenceDate.bitPattern != rightDate.timeIntervalSinceReferenceDate.bitPattern else { return }
+            if oldText == newText {
+                found.append(FieldDifference(
+                    path: path, old: "\(oldText) (\(leftDate.timeIntervalSince1970) s)", new: "\(newText) (\(rightDate.timeIntervalSince1970) s)"))
+            } else {
+                found.append(leaf)
+            }
             return
         }
         if let leftRecord = left as? DynamicRecord, let rightRecord = right as? DynamicRecord {

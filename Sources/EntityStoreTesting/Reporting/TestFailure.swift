@@ -62,24 +62,26 @@ enum FailureReporter {
     @TaskLocal static var recorder: FailureRecorder?
 
     /// Reports `message` at `location`. O(1) plus the test library's own cost.
+    ///
+    /// Off a test's task (an observer on another thread, a detached task), no test is
+    /// current: the failure then goes to both libraries, so neither loses it. Swift Testing
+    /// records an issue outside any test, which fails the run; XCTest attributes it to the
+    /// test case running.
     static func report(_ message: String, at location: FailureLocation) {
         if let recorder {
             recorder.append(TestFailure(message: message, location: location))
             return
         }
         #if canImport(Testing)
+        let sourceLocation = SourceLocation(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
         if Test.current != nil {
-            Issue.record(
-                Comment(rawValue: message),
-                sourceLocation: SourceLocation(
-                    fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
             return
         }
+        Issue.record(Comment(rawValue: message + "\n(reported off the test's task)"), sourceLocation: sourceLocation)
         #endif
         #if canImport(XCTest)
         XCTFail(message, file: location.staticFilePath, line: UInt(location.line))
-        #else
-        print("\(location): error: \(message)")
         #endif
     }
 }
