@@ -13,6 +13,8 @@
 
 // MARK: - The plan
 
+#define SEEN_PATHS 64
+
 typedef struct Plan {
     int armed;
     char *prefix;
@@ -27,6 +29,10 @@ typedef struct Plan {
     /// The kind and path of the operation the plan struck at.
     int struckKind;
     char *struckPath;
+    /// The distinct paths of the mutating operations seen since the plan was armed or
+    /// they were last taken (es_fault_take_seen), whatever the mask.
+    char *seen[SEEN_PATHS];
+    int seenCount;
 } Plan;
 
 /// The plans armed at once, each over its own directory (tests of several suites may run
@@ -38,6 +44,7 @@ static pthread_mutex_t planLock = PTHREAD_MUTEX_INITIALIZER;
 /// Forgets unsynced writes (see below); called with `planLock` held.
 static void discardUnsynced(const char *path);
 static void discardUnsyncedUnder(const char *prefix);
+static void moveUnsynced(const char *source, const char *target);
 
 /// The armed plan watching `path`, or NULL; called with `planLock` held.
 static Plan *planWatching(const char *path) {
@@ -62,12 +69,30 @@ static Plan *planOver(const char *prefix) {
 /// The verdict on one operation.
 typedef enum { PROCEED, FAIL_KILLED, FAIL_ERROR } Verdict;
 
+/// Notes that a mutating operation reached `path`; called with `planLock` held.
+static void noteSeen(Plan *plan, const char *path, int kind) {
+    if (!(kind & ES_FAULT_MUTATING)) return;
+    for (int i = 0; i < plan->seenCount; i++) {
+        if (strcmp(plan->seen[i], path) == 0) return;
+    }
+    if (plan->seenCount < SEEN_PATHS) {
+        char *copy = strdup(path);
+        if (copy != NULL) plan->seen[plan->seenCount++] = copy;
+    }
+}
+
+static void forgetSeen(Plan *plan) {
+    for (int i = 0; i < plan->seenCount; i++) free(plan->seen[i]);
+    plan->seenCount = 0;
+}
+
 static Verdict decide(const char *path, int kind, int *error) {
     if (path == NULL) return PROCEED;
     Verdict verdict = PROCEED;
     pthread_mutex_lock(&planLock);
     Plan *plan = planWatching(path);
     if (plan != NULL) {
+        noteSeen(plan, path, kind);
         if (plan->dead) {
             verdict = FAIL_KILLED;
         } else if (kind & plan->mask) {
@@ -123,8 +148,29 @@ void es_fault_arm(const char *prefix, int mode, long target, int mask, int error
     plan->struckKind = 0;
     free(plan->struckPath);
     plan->struckPath = NULL;
+    forgetSeen(plan);
     discardUnsyncedUnder(prefix);
     pthread_mutex_unlock(&planLock);
+}
+
+int es_fault_take_seen(const char *prefix, char *buffer, int size) {
+    pthread_mutex_lock(&planLock);
+    Plan *plan = planOver(prefix);
+    int length = 0;
+    if (plan != NULL && size > 0) {
+        buffer[0] = 0;
+        for (int i = 0; i < plan->seenCount; i++) {
+            int needed = (int)strlen(plan->seen[i]) + 1;
+            if (length + needed >= size) break;
+            memcpy(buffer + length, plan->seen[i], (size_t)needed - 1);
+            length += needed;
+            buffer[length - 1] = '\n';
+            buffer[length] = 0;
+        }
+        forgetSeen(plan);
+    }
+    pthread_mutex_unlock(&planLock);
+    return length;
 }
 
 long es_fault_disarm(const char *prefix) {
@@ -195,6 +241,27 @@ int es_fault_point(const char *path, int kind) {
     return 0;
 }
 
+int es_fault_rename_point(const char *source, const char *target) {
+    int error = 0;
+    switch (decide(target, ES_FAULT_RENAME, &error)) {
+    case PROCEED:
+        // The target's old contents are gone; the source's unsynced writes are now the
+        // target's (a power loss loses them where the file now is).
+        pthread_mutex_lock(&planLock);
+        if (target != NULL) discardUnsynced(target);
+        if (source != NULL && target != NULL) {
+            Plan *plan = planWatching(source);
+            if (plan != NULL) noteSeen(plan, source, ES_FAULT_RENAME);
+            moveUnsynced(source, target);
+        }
+        pthread_mutex_unlock(&planLock);
+        return 0;
+    case FAIL_KILLED: return EIO;
+    case FAIL_ERROR: return (error & 0xff) == SQLITE_FULL ? ENOSPC : EIO;
+    }
+    return 0;
+}
+
 // MARK: - Unsynced writes (power loss)
 
 /// One write (or truncation) not yet synced, with what it replaced: applied newest first,
@@ -233,6 +300,17 @@ static void discardUnsynced(const char *path) {
         } else {
             link = &entry->next;
         }
+    }
+}
+
+/// Files the unsynced writes of `source` under `target`, which it was renamed over.
+static void moveUnsynced(const char *source, const char *target) {
+    for (Unsynced *entry = unsynced; entry != NULL; entry = entry->next) {
+        if (strcmp(entry->path, source) != 0) continue;
+        char *copy = strdup(target);
+        if (copy == NULL) continue;
+        free(entry->path);
+        entry->path = copy;
     }
 }
 

@@ -29,6 +29,29 @@ func unsyncedSave(_ store: EntityStore, to path: String) throws {
     try connection.close()
 }
 
+/// A save routine that writes a new snapshot beside the file, then renames it over the
+/// file itself with Foundation: the rename is no crash point the check can strike at.
+func writeThenRenameItself(_ store: EntityStore, to path: String) throws {
+    let temporary = path + ".new"
+    try? FileManager.default.removeItem(atPath: temporary)
+    try store.snapshot(to: temporary)
+    guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+}
+
+/// A save routine that copies a new snapshot over the file in place, with plain writes.
+func overwriteInPlace(_ store: EntityStore, to path: String) throws {
+    let temporary = path + ".new"
+    try? FileManager.default.removeItem(atPath: temporary)
+    try store.snapshot(to: temporary)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: temporary))
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.write(contentsOf: bytes)
+    try handle.truncate(atOffset: UInt64(bytes.count))
+    try handle.close()
+    try FileManager.default.removeItem(atPath: temporary)
+}
+
 /// The writes and saves every scenario runs: two saves of a small library.
 func sequence(_ run: CrashRun, save: (EntityStore, String) throws -> Void) throws {
     try run.store.write { tx in
@@ -93,6 +116,17 @@ struct CrashSafetyTests {
         #expect(failure.message.contains("during step 2 'second save': the file is missing"), "\(failure.message)")
     }
 
+    @Test("a routine that changes the file by calls the check cannot see fails, naming the file and the step", arguments: [0, 1])
+    func unseenFileCallsFail(routine: Int) throws {
+        let failures = try withRecordedFailures {
+            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(faults: [.powerLoss])) { run in
+                try sequence(run, save: routine == 0 ? writeThenRenameItself : overwriteInPlace)
+            }
+        }
+        let message = try #require(failures.single()).message
+        #expect(message.contains("without any fault: step 1 'first save' changed 'store.sqlite' by file calls the check cannot see"), "\(message)")
+    }
+
     @Test("a routine with syncs turned off passes kills but fails power losses")
     func unsyncedFails() throws {
         var failures = try withRecordedFailures {
@@ -122,6 +156,9 @@ struct CrashSafetyTests {
         let message = try #require(failures.single()).message
         #expect(message.contains("after an I/O error at operation"), "\(message)")
         #expect(message.contains("the save returned normally but the file"), "\(message)")
+        // The operation struck is named with the step it is in, though later steps ran.
+        #expect(message.contains("at operation 0 of") && message.contains("during step 1 'first save'"), "\(message)")
+        #expect(!message.contains("during no save"), "\(message)")
     }
 
     @Test("on a dynamic store: the library's snapshot passes, removing the old file first fails")

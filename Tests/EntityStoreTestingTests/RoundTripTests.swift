@@ -84,6 +84,18 @@ struct RoundTripTests {
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test("saves through the session's file itself are the session's saves")
+    func savesThroughTheFile() throws {
+        let failures = try withRecordedFailures {
+            try assertSnapshotFileRoundTrip(schema: try librarySchema()) { session in
+                try session.store.write { tx in try tx[authors].insert(Author(id: 1, name: "Ursula")) }
+                try session.file.save()
+                try session.store.write { tx in try tx[authors].insert(Author(id: 2, name: "unsaved")) }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     @Test("through a snapshot file with saves between writes, the file holds the last save")
     func snapshotFile() throws {
         var failures: [TestFailure] = []

@@ -73,4 +73,13 @@ int es_fault_lose_unsynced(const char *prefix);
 /// errno value (EIO, or ENOSPC for a full disk) to fail with, without doing it.
 int es_fault_point(const char *path, int kind);
 
+/// As `es_fault_point` for a rename of `source` over `target`; when it goes ahead, the
+/// unsynced writes of `source` become the target's.
+int es_fault_rename_point(const char *source, const char *target);
+
+/// Copies the paths (one per line) of the files under `prefix` that mutating operations
+/// reached since the plan was armed or this was last called, then forgets them; returns
+/// the length written. Whatever the plan's mask, up to 64 paths.
+int es_fault_take_seen(const char *prefix, char *buffer, int size);
+
 #endif

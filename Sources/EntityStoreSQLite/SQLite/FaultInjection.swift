@@ -101,6 +101,24 @@ package enum FaultInjection {
     @discardableResult
     package static func loseUnsyncedWrites(directory: String) -> Int { Int(es_fault_lose_unsynced(prefix(of: directory))) }
 
+    /// The files under `directory` that mutating operations reached (writes, syncs,
+    /// truncations, creations, deletions, renames, through SQLite or this library) since
+    /// the plan was armed or this was last called; they are forgotten. Up to 64 paths.
+    package static func takeSeenPaths(directory: String) -> Set<String> {
+        var buffer = [CChar](repeating: 0, count: 64 * 4_200)
+        let length = es_fault_take_seen(prefix(of: directory), &buffer, Int32(buffer.count))
+        let text = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Set(text.split(separator: "\n").map(String.init))
+    }
+
+    /// Asks the armed plan about a rename of `source` over `target` the snapshot layer
+    /// makes itself (the source's unsynced writes follow it); nil to go ahead, or the
+    /// `errno` to fail with.
+    static func checkRename(_ source: String, over target: String) -> Int32? {
+        let verdict = es_fault_rename_point(source, target)
+        return verdict == 0 ? nil : verdict
+    }
+
     /// Asks the armed plan about a file operation the snapshot layer makes itself; nil to
     /// go ahead, or the `errno` to fail with.
     static func check(_ path: String, _ operation: Operations) -> Int32? {

@@ -79,7 +79,7 @@ enum FileSystem {
 
     /// Atomically replaces `target` with `source`.
     static func rename(_ source: String, over target: String) throws(SnapshotError) {
-        if let failure = FaultInjection.check(target, .rename) {
+        if let failure = FaultInjection.checkRename(source, over: target) {
             throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText(failure))")
         }
         guard Foundation.rename(source, target) == 0 else {

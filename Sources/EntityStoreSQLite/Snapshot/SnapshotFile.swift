@@ -52,6 +52,8 @@ public final class SnapshotFile: Sendable {
         /// Set when a failed save may or may not have reached the file: the next save
         /// writes a full snapshot instead of changes on top of an unknown state.
         var fileIsUncertain = false
+        /// The state the last successful save (or the initial snapshot) wrote.
+        var savedState: EntityState
     }
 
     /// Follows `store` into the snapshot at `path`.
@@ -81,7 +83,7 @@ public final class SnapshotFile: Sendable {
         }
         let state = initial ?? store.core.committedState
         kept = OpenSnapshotFiles.retain(path)
-        var saver = Saver(live: nil)
+        var saver = Saver(live: nil, savedState: state)
         do throws(SnapshotError) {
             if writeInitialSnapshot {
                 _ = try Self.writeFull(state, to: path, options: options, saver: &saver)
@@ -112,6 +114,11 @@ public final class SnapshotFile: Sendable {
     /// The number of commits recorded since the last save.
     public var pendingCommits: Int { journal.withLock { $0.count } }
 
+    /// The state the file holds: the one the last successful ``save()`` wrote, or, before
+    /// any, the store's state when the file was opened. Waits for a save under way.
+    /// - Complexity: O(1).
+    public var savedState: EntityState { saver.withLock { $0.savedState } }
+
     /// Writes the changes since the last save, and returns what it wrote: the summary's
     /// ``SnapshotSummary/revision`` is the one state the file now holds.
     ///
@@ -126,45 +133,52 @@ public final class SnapshotFile: Sendable {
     @discardableResult
     public func save() throws(SnapshotError) -> SnapshotSummary {
         try saver.withLock { (saver: inout Saver) throws(SnapshotError) -> SnapshotSummary in
-            let start = ContinuousClock.now
             // Every transition up to this state was recorded when it was published.
             let state = store.core.committedState
-            // The transitions up to it: through the last one that led to it (revisions are
-            // never reused, so a later one leading to it again led to the same state).
-            let records = journal.withLock { journal in
-                let count = journal.lastIndex { $0.to == state.revision }.map { $0 + 1 } ?? 0
-                defer { journal.removeFirst(count) }
-                return Array(journal.prefix(count))
+            let summary = try save(state, saver: &saver)
+            saver.savedState = state
+            return summary
+        }
+    }
+
+    /// Writes `state` (the committed one) with the saver lock held.
+    private func save(_ state: EntityState, saver: inout Saver) throws(SnapshotError) -> SnapshotSummary {
+        let start = ContinuousClock.now
+        // The transitions up to it: through the last one that led to it (revisions are
+        // never reused, so a later one leading to it again led to the same state).
+        let records = journal.withLock { journal in
+            let count = journal.lastIndex { $0.to == state.revision }.map { $0 + 1 } ?? 0
+            defer { journal.removeFirst(count) }
+            return Array(journal.prefix(count))
+        }
+        do {
+            if let open = saver.live, !open.isCurrent(path: path) {
+                // The file was removed or replaced: the connection writes a file no
+                // longer at `path`.
+                saver.live = nil
+                try? open.close(path: path)
+                saver.fileIsUncertain = true
             }
+            guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records)
+            else {
+                return try Self.writeFull(state, to: path, options: options, saver: &saver)
+            }
+            if saver.live == nil { saver.live = try LiveConnection(path: path) }
+            guard let connection = saver.live?.connection else {
+                return try Self.writeFull(state, to: path, options: options, saver: &saver)
+            }
+            let counts = try IncrementalWriter(state: state, connection: connection, changeSets: changeSets).write()
+            return SnapshotSummary(
+                path: path, revision: state.revision, tables: counts, fileSize: FileSystem.size(of: path),
+                duration: ContinuousClock.now - start)
+        } catch is IncrementalWriter.NeedsFullSnapshot {
             do {
-                if let open = saver.live, !open.isCurrent(path: path) {
-                    // The file was removed or replaced: the connection writes a file no
-                    // longer at `path`.
-                    saver.live = nil
-                    try? open.close(path: path)
-                    saver.fileIsUncertain = true
-                }
-                guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records)
-                else {
-                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
-                }
-                if saver.live == nil { saver.live = try LiveConnection(path: path) }
-                guard let connection = saver.live?.connection else {
-                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
-                }
-                let counts = try IncrementalWriter(state: state, connection: connection, changeSets: changeSets).write()
-                return SnapshotSummary(
-                    path: path, revision: state.revision, tables: counts, fileSize: FileSystem.size(of: path),
-                    duration: ContinuousClock.now - start)
-            } catch is IncrementalWriter.NeedsFullSnapshot {
-                do {
-                    return try Self.writeFull(state, to: path, options: options, saver: &saver)
-                } catch {
-                    throw failed(error, records: records, saver: &saver)
-                }
+                return try Self.writeFull(state, to: path, options: options, saver: &saver)
             } catch {
                 throw failed(error, records: records, saver: &saver)
             }
+        } catch {
+            throw failed(error, records: records, saver: &saver)
         }
     }
 

@@ -97,6 +97,9 @@ public final class CrashRun {
     var lastCompletedStep = ""
     /// The state of the save running when the fault struck.
     var inFlight: EntityState?
+    /// The save step the fault struck in, once it struck (an I/O error a save absorbed
+    /// leaves the run going on to later steps).
+    var struckStep: String?
     var problems: [String] = []
 
     init(store: EntityStore, directory: String, fault: InjectedFault?) {
@@ -117,9 +120,35 @@ public final class CrashRun {
     public func save<Result>(_ name: String = "save", _ body: () throws -> Result) throws -> Result {
         step += 1
         stepName = "step \(step) '\(name)'"
+        // The fault-free run also checks that every change the save makes to files is one
+        // the check can strike at.
+        if fault == nil {
+            _ = FaultInjection.takeSeenPaths(directory: directory)
+            let before = FileMarks(directory: directory)
+            defer { noteUnseenChanges(since: before) }
+            return try saveStep(name, body)
+        }
+        return try saveStep(name, body)
+    }
+
+    /// Notes the files the last save changed by calls the fault-injecting layer did not
+    /// see: their writes, syncs and renames are no crash points, so no run strikes there.
+    private func noteUnseenChanges(since before: FileMarks) {
+        let seen = FaultInjection.takeSeenPaths(directory: directory)
+        let unseen = before.changedPaths(comparedWith: FileMarks(directory: directory)).filter { !seen.contains($0) }
+        guard !unseen.isEmpty else { return }
+        let names = unseen.map { "'\(($0 as NSString).lastPathComponent)'" }.joined(separator: ", ")
+        problems.append(
+            "\(stepName) changed \(names) by file calls the check cannot see (not SQLite's, not EntityStoreSQLite's): "
+                + "a crash or power loss in them is never tried, so the routine cannot be shown crash-safe; "
+                + "write the file through SQLite or EntityStoreSQLite (SnapshotFile, Snapshot)")
+    }
+
+    private func saveStep<Result>(_ name: String, _ body: () throws -> Result) throws -> Result {
         let saving = store.state
         inFlight = saving
         let struckBefore = struck != nil
+        defer { if !struckBefore, struckStep == nil, struck != nil { struckStep = stepName } }
         do {
             let result = try body()
             if fault == .ioError, !struckBefore, struck != nil {
@@ -169,6 +198,45 @@ public final class CrashRun {
 /// Thrown inside a run to unwind the sequence when the simulated process died.
 struct SimulatedCrash: Error {}
 
+/// The identity, size and modification time of each file in a directory (and its
+/// subdirectories), to see which a step changed. SQLite's shared-memory index (`-shm`),
+/// written through memory, is left out.
+struct FileMarks {
+    struct Mark: Equatable {
+        let inode: UInt64
+        let size: Int64
+        let modified: Int64
+        let modifiedNanoseconds: Int64
+    }
+
+    private(set) var marks: [String: Mark] = [:]
+
+    init(directory: String) {
+        collect(directory, depth: 0)
+    }
+
+    private mutating func collect(_ directory: String, depth: Int) {
+        guard depth < 4, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where !name.hasSuffix("-shm") {
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                collect(path, depth: depth + 1)
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                marks[path] = Mark(
+                    inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec),
+                    modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+            }
+        }
+    }
+
+    /// The paths created, removed, replaced or changed between these marks and `later`.
+    func changedPaths(comparedWith later: FileMarks) -> [String] {
+        Set(marks.keys).union(later.marks.keys).filter { marks[$0] != later.marks[$0] }.sorted()
+    }
+}
+
 /// Runs the caller's sequence of writes and saves once for each file operation it makes,
 /// with a fault injected at that operation, and checks after each that the file restores
 /// to a state the sequence saved: the last save that returned, or the one in flight.
@@ -195,10 +263,11 @@ struct SimulatedCrash: Error {}
 /// and the save step it interrupted.
 ///
 /// The sequence must be deterministic and must do its file work through SQLite or this
-/// library, in ``CrashRun/directory``: other file calls (`FileManager`, `Data.write`)
-/// are not crash points, though their effects are seen (a file removed before a save is
-/// missing after the crash). Each run has a directory and a fault plan of its own, so
-/// tests that call this may run in parallel.
+/// library, in ``CrashRun/directory``: other file calls (`FileManager`, `Data.write`,
+/// POSIX `rename` and `write`) are no crash points, so the fault-free run watches the
+/// directory, and a save step that changes a file by such calls fails the check, naming
+/// the file. Each run has a directory and a fault plan of its own, so tests that call
+/// this may run in parallel.
 /// - Returns: the report: operations, runs per fault, sampling, failures.
 /// - Throws: an error the sequence throws without any fault.
 /// - Complexity: (1 + runs) × (the sequence + one restore of the file), runs being up to
@@ -295,7 +364,13 @@ enum CrashSafetyCheck {
         let lastCompleted = finished.lastCompleted, inFlight = finished.inFlight
         outcome.saves = finished.step
         outcome.problems = finished.problems
-        outcome.step = struck == nil ? "no save" : (finished.inFlight == nil ? "no save (after \(finished.lastCompletedStep.isEmpty ? "none" : finished.lastCompletedStep))" : finished.stepName)
+        outcome.step = if struck == nil {
+            "no save"
+        } else if let step = finished.struckStep ?? (finished.inFlight == nil ? nil : finished.stepName) {
+            step
+        } else {
+            "no save (after \(finished.lastCompletedStep.isEmpty ? "none" : finished.lastCompletedStep))"
+        }
         if let struck { outcome.operation = "\(describe(struck.kind)) \((struck.path as NSString).lastPathComponent)" }
         run = nil
         let (operations, _) = FaultInjection.disarm(directory: directory)

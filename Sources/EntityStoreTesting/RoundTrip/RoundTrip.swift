@@ -47,27 +47,23 @@ extension EntityStore {
 public final class SnapshotFileSession {
     /// The store the file follows.
     public let store: EntityStore
-    /// The snapshot file, in a temporary directory.
+    /// The snapshot file, in a temporary directory. Saving through it (`file.save()`)
+    /// or through ``save()`` is the same.
     public let file: SnapshotFile
-    /// The state the last ``save()`` wrote (the store's state when the file was created,
-    /// before any).
-    public private(set) var lastSaved: EntityState
+    /// The state the file holds: the last save's (the store's state when the file was
+    /// created, before any).
+    public var lastSaved: EntityState { file.savedState }
 
     init(store: EntityStore, path: String, options: SnapshotOptions) throws {
         self.store = store
         self.file = try SnapshotFile(store: store, path: path, options: options)
-        self.lastSaved = store.state
     }
 
-    /// Saves the changes since the last save (an incremental save) and remembers the
-    /// state it wrote.
+    /// Saves the changes since the last save (an incremental save).
     /// - Complexity: that of `SnapshotFile.save()`, O(changed entities × log n).
     @discardableResult
     public func save() throws -> SnapshotSummary {
-        let saving = store.state
-        let summary = try file.save()
-        lastSaved = saving
-        return summary
+        try file.save()
     }
 }
 
