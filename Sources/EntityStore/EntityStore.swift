@@ -137,4 +137,28 @@ public final class EntityStore: Sendable {
             return next.revision
         }
     }
+
+    /// ``replaceAll(with:name:)`` after `adjust` has changed `newState` through a
+    /// transaction, reading the state being replaced: one commit, so no other commit
+    /// slips between what `adjust` reads and the swap. Used to keep rows a restore must
+    /// not overwrite. References are not checked.
+    /// - Complexity: that of `replaceAll(with:name:)` plus the adjusted rows × log n.
+    @discardableResult
+    package func replaceAll(
+        with newState: EntityState, name: String, adjusting adjust: (_ replaced: EntityState, _ transaction: Transaction) throws -> Void
+    ) throws -> UInt64 {
+        if let difference = state.schema.difference(from: newState.schema) {
+            throw EntityStoreError.invalidSchema("the new state's schema differs from the store's: \(difference)")
+        }
+        return try core.commit(name) { (state: inout EntityState) -> UInt64 in
+            let transaction = Transaction(state: newState)
+            defer { transaction.isOpen = false }
+            try adjust(state, transaction)
+            _ = try transaction.finish(checkReferences: false)
+            var next = transaction.state
+            next.rebase(onto: state)
+            state = next
+            return next.revision
+        }
+    }
 }

@@ -8,7 +8,8 @@ public enum PostgresSyncEvent: Sendable, CustomStringConvertible {
     /// A pull applied others' changes: the position reached and the rows changed.
     case pulled(position: Int64, rows: Int)
     /// The replica reloaded everything (its position was pruned from the change log, or
-    /// the schema was replaced by a full snapshot), discarding local changes not pushed.
+    /// the schema was replaced by a full snapshot). Rows changed locally and not pushed
+    /// keep their local values and stay pending: their next push reports them as conflicts.
     case reloaded(position: Int64, reason: String)
     /// A push wrote this many rows at this position.
     case pushed(position: Int64, rows: Int)
@@ -113,8 +114,11 @@ public final class PostgresSync: Sendable {
         var mine: Set<Int64> = []
         /// Published transitions not yet folded into `pending`.
         var transitions: [Transition] = []
-        /// IDs changed locally and not pushed, per table.
-        var pending: [String: Set<AnyHashable>] = [:]
+        /// IDs changed locally and not pushed, per table, each with the change-log
+        /// position its local value is based on: a push conflicts on a row another process
+        /// changed after that position, even if a pull has since moved the replica past it
+        /// (a pull never replaces a pending row).
+        var pending: [String: [AnyHashable: Int64]] = [:]
         /// A local commit replaced everything (a restore): only a full snapshot can push it.
         var replacedLocally = false
         /// Change sets captured for `write(retrying:)`, by commit name.
@@ -206,12 +210,23 @@ public final class PostgresSync: Sendable {
         }
     }
 
-    /// Loads everything (inside the operations lock).
+    /// Loads everything (inside the operations lock). Opening replaces the store's tables
+    /// and forgets local changes; a later reload (the replica fell behind a pruned log)
+    /// keeps the local value of every row changed and not pushed, still pending on its old
+    /// base, so its push reports the conflict instead of the reload dropping it.
     private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
-        clearLocalChanges()
+        if reason == nil { clearLocalChanges() }
         let (state, metadata) = try await PostgresSnapshotReader(target: target).read(schema: store.schema)
+        let tables = store.schema.tables
         do {
-            try store.replaceAll(with: state, name: Self.ownCommitName)
+            try store.replaceAll(with: state, name: Self.ownCommitName) { replaced, transaction in
+                guard reason != nil else { return }
+                let pending = absorbTransitions().pending
+                for table in tables {
+                    guard let ids = pending[table.name], let typed = table as? any TypedTable else { continue }
+                    try keepLocal(typed, ids: ids, from: replaced, in: transaction)
+                }
+            }
         } catch {
             throw .invalidData(table: "?", detail: String(describing: error))
         }
@@ -219,10 +234,20 @@ public final class PostgresSync: Sendable {
             $0.position = metadata.head
             $0.mine = []
             $0.transitions = []
-            $0.pending = [:]
+            if reason == nil { $0.pending = [:] }
         }
         if let reason { continuation.yield(.reloaded(position: metadata.head, reason: reason)) }
         return metadata.head
+    }
+
+    /// Writes the local values (from `replaced`) of the rows `ids` names over a reload.
+    private func keepLocal<T: TypedTable>(_ table: T, ids: [AnyHashable: Int64], from replaced: EntityState, in transaction: Transaction) throws {
+        let local = replaced[table.typed]
+        let writer = transaction[table.typed]
+        for id in ids.keys {
+            guard let typedID = id.base as? T.Element.ID else { continue }
+            if let entity = local.find(typedID) { _ = try writer.upsert(entity) } else { _ = try writer.remove(typedID) }
+        }
     }
 
     // MARK: Push
@@ -250,8 +275,9 @@ public final class PostgresSync: Sendable {
         }
     }
 
-    /// Folds published transitions into the pending IDs.
-    private func absorbTransitions() -> (pending: [String: Set<AnyHashable>], replaced: Bool, position: Int64, mine: Set<Int64>) {
+    /// Folds published transitions into the pending IDs; a row first changed now is based
+    /// on the replica's position.
+    private func absorbTransitions() -> (pending: [String: [AnyHashable: Int64]], replaced: Bool, position: Int64, mine: Set<Int64>) {
         let tables = store.schema.tables
         return shared.withLock { state in
             for transition in state.transitions {
@@ -261,8 +287,9 @@ public final class PostgresSync: Sendable {
                 }
                 for table in tables where transition.changeSet.changed(table: table.name) {
                     guard let typed = table as? any TypedTable else { continue }
-                    let ids = changedIDs(typed, transition.changeSet)
-                    if !ids.isEmpty { state.pending[table.name, default: []].formUnion(ids) }
+                    for id in changedIDs(typed, transition.changeSet) where state.pending[table.name]?[id] == nil {
+                        state.pending[table.name, default: [:]][id] = state.position
+                    }
                 }
             }
             state.transitions = []
@@ -293,7 +320,7 @@ public final class PostgresSync: Sendable {
                 state.mine.insert(newPosition)
             }
             for batch in batches {
-                state.pending[batch.tableName]?.subtract(batch.ids.ids)
+                for id in batch.ids.ids { state.pending[batch.tableName]?.removeValue(forKey: id) }
                 if state.pending[batch.tableName]?.isEmpty == true { state.pending[batch.tableName] = nil }
             }
         }
@@ -311,21 +338,28 @@ public final class PostgresSync: Sendable {
         let state = store.state
         var batches: [any PushBatch] = []
         for table in store.schema.tables {
-            guard let ids = pending[table.name], !ids.isEmpty, let typed = table as? any TypedTable else { continue }
-            batches.append(try makeBatch(typed, ids: ids, state: state))
+            guard let bases = pending[table.name], !bases.isEmpty, let typed = table as? any TypedTable else { continue }
+            batches.append(try makeBatch(typed, bases: bases, state: state))
         }
         return (batches, position, mine)
     }
 
-    private func makeBatch<T: TypedTable>(_ table: T, ids: Set<AnyHashable>, state: EntityState) throws(PostgresStoreError) -> any PushBatch {
+    private func makeBatch<T: TypedTable>(_ table: T, bases: [AnyHashable: Int64], state: EntityState) throws(PostgresStoreError) -> any PushBatch {
         let view = state[table.typed]
-        var upserts: [T.Element] = []
-        var removals: [T.Element.ID] = []
-        for id in ids {
+        var upserts: [T.Element] = [], upsertBases: [Int64] = []
+        var removals: [T.Element.ID] = [], removalBases: [Int64] = []
+        for (id, base) in bases {
             guard let typedID = id.base as? T.Element.ID else { continue }
-            if let entity = view.find(typedID) { upserts.append(entity) } else { removals.append(typedID) }
+            if let entity = view.find(typedID) {
+                upserts.append(entity)
+                upsertBases.append(base)
+            } else {
+                removals.append(typedID)
+                removalBases.append(base)
+            }
         }
-        return TypedPushBatch(table: table, upserts: upserts, removals: removals, ids: IDSet(ids))
+        return TypedPushBatch(
+            table: table, upserts: upserts, removals: removals, ids: IDSet(Set(bases.keys)), upsertBases: upsertBases, removalBases: removalBases)
     }
 
     // MARK: Pull
@@ -372,13 +406,18 @@ public final class PostgresSync: Sendable {
         }
     }
 
+    /// Applies pulled rows as one commit of the sync's own, except rows changed locally and
+    /// not pushed: those keep their local value and stay pending (their push reports the
+    /// conflict). Local commits are folded in inside the same write, so none can slip
+    /// between the look at what is pending and the pulled values.
     private func applyPulled(head: Int64, tables: [any PulledTable]) throws(PostgresStoreError) -> PostgresSyncSummary {
         var changed = 0
         if !tables.isEmpty {
             do {
                 changed = try store.write(Self.ownCommitName) { transaction in
+                    let pending = absorbTransitions().pending
                     var count = 0
-                    for table in tables { count += try table.apply(to: transaction) }
+                    for table in tables { count += try table.apply(to: transaction, holdingBack: pending[table.tableName] ?? [:]) }
                     return count
                 }
             } catch {
@@ -388,10 +427,6 @@ public final class PostgresSync: Sendable {
         shared.withLock { state in
             state.position = max(state.position, head)
             state.mine = state.mine.filter { $0 > head }
-            for table in tables {
-                state.pending[table.tableName]?.subtract(table.ids.ids)
-                if state.pending[table.tableName]?.isEmpty == true { state.pending[table.tableName] = nil }
-            }
         }
         if changed > 0 { continuation.yield(.pulled(position: head, rows: changed)) }
         return PostgresSyncSummary(position: head, rows: changed, reloaded: false)
@@ -421,31 +456,113 @@ public final class PostgresSync: Sendable {
                     continue
                 }
             }
-            let name = "entitystore.postgres.write." + UUID().uuidString
-            shared.withLock { _ = $0.capturing.insert(name) }
-            let result: Result
+            // The local write and its push hold the sync's operations: no pull (of `start()`,
+            // say) runs between them, so the push sends the value `body` computed.
+            await operations.lock()
+            let outcome: Result?
             do {
-                result = try store.write(name, body)
+                outcome = try await optimisticWrite(body, lastAttempt: attempt + 1 >= attempts)
             } catch {
-                shared.withLock { _ = $0.capturing.remove(name) }
+                await operations.unlock()
                 throw error
             }
-            let changeSet = shared.withLock { state -> ChangeSet? in
-                state.capturing.remove(name)
-                return state.captured.removeValue(forKey: name)
-            }
-            do {
-                try await push()
-                return result
-            } catch {
-                guard case .conflict = error, attempt + 1 < attempts else { throw error }
-                attempt += 1
-                if let changeSet { try undo(changeSet) }
-                try await pull()
-                // Randomized backoff, so that two replicas do not collide in lockstep.
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+            await operations.unlock()
+            if let outcome { return outcome }
+            attempt += 1
+            // Randomized backoff, so that two replicas do not collide in lockstep.
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+        }
+    }
+
+    /// One optimistic try of `write(retrying:)`, holding the operations: the local write,
+    /// then its push. On a conflict over its own rows it undoes the write, takes the
+    /// server's values of those rows, pulls, and returns nil to try again; a conflict over
+    /// rows of earlier local writes is thrown (they are not this call's to redo).
+    private func optimisticWrite<Result: Sendable>(_ body: (Transaction) throws -> Result, lastAttempt: Bool) async throws -> Result? {
+        let pendingBefore = absorbTransitions().pending
+        let name = "entitystore.postgres.write." + UUID().uuidString
+        shared.withLock { _ = $0.capturing.insert(name) }
+        let result: Result
+        do {
+            result = try store.write(name, body)
+        } catch {
+            shared.withLock { _ = $0.capturing.remove(name) }
+            throw error
+        }
+        let changeSet = shared.withLock { state -> ChangeSet? in
+            state.capturing.remove(name)
+            return state.captured.removeValue(forKey: name)
+        }
+        do {
+            _ = try await pushLocked()
+            return result
+        } catch {
+            guard case let .conflict(rows) = error, !lastAttempt, let changeSet else { throw error }
+            try undo(changeSet, restoring: pendingBefore)
+            let own = rowKeys(of: changeSet)
+            let others = rows.filter { !own.contains(Self.key($0.table, $0.id)) }
+            if !others.isEmpty { throw PostgresStoreError.conflict(others) }
+            try await refreshLocked(rows)
+            _ = try await pullLocked()
+            return nil
+        }
+    }
+
+    /// Takes the server's values of the rows of `conflicts` (a row the server lacks is
+    /// removed), dropping the local changes to them: how to settle a conflict a `push()`
+    /// reported by letting the other process win. Other local changes stay pending.
+    /// - Complexity: one read-only transaction reading the rows.
+    public func acceptServerValues(for conflicts: [PostgresConflict]) async throws(PostgresStoreError) {
+        await operations.lock()
+        do {
+            try await refreshLocked(conflicts)
+            await operations.unlock()
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    /// Reads the current server values of `rows` and applies them, not pending any more.
+    private func refreshLocked(_ rows: [PostgresConflict]) async throws(PostgresStoreError) {
+        var ids: [String: [String]] = [:]
+        for row in rows where !row.table.hasPrefix("*") { ids[row.table, default: []].append(row.id) }
+        guard !ids.isEmpty else { return }
+        let schema = store.schema
+        let target = self.target
+        let tables = try await withConnection { session in
+            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                try PullTransaction(target: target, schema: schema, position: 0, mine: []).current(ids, session)
             }
         }
+        do {
+            // Inside the write, so no local commit to these rows slips between.
+            _ = try store.write(Self.ownCommitName) { transaction in
+                _ = absorbTransitions()
+                for table in tables { _ = try table.apply(to: transaction, holdingBack: [:]) }
+                shared.withLock { state in
+                    for table in tables {
+                        for id in table.ids.ids { state.pending[table.tableName]?.removeValue(forKey: id) }
+                        if state.pending[table.tableName]?.isEmpty == true { state.pending[table.tableName] = nil }
+                    }
+                }
+            }
+        } catch {
+            throw .invalidData(table: "?", detail: "cannot apply the server's values: \(error)")
+        }
+    }
+
+    /// The text of a row's key in conflicts: table and ID.
+    private static func key(_ table: String, _ id: String) -> String { table + "\u{0}" + id }
+
+    /// The conflict keys of the rows `changeSet` changed.
+    private func rowKeys(of changeSet: ChangeSet) -> Set<String> {
+        var keys = Set<String>()
+        for table in store.schema.tables where changeSet.changed(table: table.name) {
+            guard let typed = table as? any TypedTable else { continue }
+            for id in changedIDTexts(typed, changeSet) { keys.insert(Self.key(table.name, id)) }
+        }
+        return keys
     }
 
     /// Optimistic tries of `write(retrying:)` before it takes the log head's lock.
@@ -493,6 +610,22 @@ public final class PostgresSync: Sendable {
             _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
         }
         return result
+    }
+
+    /// Puts back what `changeSet` changed, as a commit of the sync's own, and the pending
+    /// entries of its rows as they were before it (`before`).
+    private func undo(_ changeSet: ChangeSet, restoring before: [String: [AnyHashable: Int64]]) throws {
+        try undo(changeSet)
+        let tables = store.schema.tables
+        shared.withLock { state in
+            for table in tables where changeSet.changed(table: table.name) {
+                guard let typed = table as? any TypedTable else { continue }
+                for id in changedIDs(typed, changeSet) {
+                    state.pending[table.name, default: [:]][id] = before[table.name]?[id]
+                }
+                if state.pending[table.name]?.isEmpty == true { state.pending[table.name] = nil }
+            }
+        }
     }
 
     /// Puts back what `changeSet` changed, as a commit of the sync's own.
@@ -642,6 +775,11 @@ public final class PostgresSync: Sendable {
             throw error
         }
     }
+}
+
+/// The IDs a change set changed in `table`, as the change log writes them.
+private func changedIDTexts<T: TypedTable>(_ table: T, _ changeSet: ChangeSet) -> [String] {
+    changeSet[table.typed].changedIDs.compactMap { id in (try? PGRowEncoder.encodeID(id)).map(idText) }
 }
 
 /// The IDs a change set changed in `table`.

@@ -8,6 +8,10 @@ protocol PushBatch: Sendable {
     var tableName: String { get }
     var ids: IDSet { get }
     var removalCount: Int { get }
+    /// The position each upserted row's local value is based on, in upsert order.
+    var upsertBases: [Int64] { get }
+    /// The position each removal is based on, in removal order.
+    var removalBases: [Int64] { get }
     /// The fields of each row to write, encoded for the server's column kinds.
     func upsertFields(layout: WriteLayout) throws(PostgresStoreError) -> [[(name: String, value: EncodedValue)]]
     /// The stored form of each removed ID.
@@ -19,6 +23,8 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
     let upserts: [T.Element]
     let removals: [T.Element.ID]
     let ids: IDSet
+    let upsertBases: [Int64]
+    let removalBases: [Int64]
 
     var tableName: String { table.name }
     var removalCount: Int { removals.count }
@@ -165,6 +171,7 @@ struct PushTransaction {
         var prepared: [(batch: any PushBatch, layout: WriteLayout, firstNew: Int, changes: [WriteLayout.Change], rows: [[(name: String, value: EncodedValue)]], removals: [EncodedValue])] = []
         var conflictTables: [String] = []
         var conflictIDs: [String] = []
+        var conflictBases: [Int64] = []
         for batch in batches {
             guard let idKind = idKinds[batch.tableName] else {
                 throw PostgresStoreError.schemaMismatch(table: batch.tableName, detail: "the store in schema '\(schema)' has no such table; push a full snapshot")
@@ -177,37 +184,41 @@ struct PushTransaction {
                 for change in try layout.absorb(fields) where !changes.contains(change) { changes.append(change) }
             }
             let removals = try batch.removalIDs()
-            for fields in rows {
+            for (index, fields) in rows.enumerated() {
                 if let id = fields.first(where: { $0.name == "id" }) {
                     conflictTables.append(batch.tableName)
                     conflictIDs.append(idText(id.value))
+                    conflictBases.append(index < batch.upsertBases.count ? batch.upsertBases[index] : position)
                 }
             }
-            for id in removals {
+            for (index, id) in removals.enumerated() {
                 conflictTables.append(batch.tableName)
                 conflictIDs.append(idText(id))
+                conflictBases.append(index < batch.removalBases.count ? batch.removalBases[index] : position)
             }
             prepared.append((batch, layout, known.count, changes, rows, removals))
         }
 
-        // Optimistic concurrency: any change to these rows by others after our position?
-        if logStart > position {
-            throw PostgresStoreError.conflict(zip(conflictTables, conflictIDs).map {
-                PostgresConflict(table: $0.0, id: $0.1, expectedRevision: position, serverRevision: logStart)
+        // Optimistic concurrency: any change to each row by others after the position its
+        // local value is based on? A base pruned from the log cannot be checked.
+        let unknowable = conflictBases.indices.filter { conflictBases[$0] < logStart }
+        if !unknowable.isEmpty {
+            throw PostgresStoreError.conflict(unknowable.map {
+                PostgresConflict(table: conflictTables[$0], id: conflictIDs[$0], expectedRevision: conflictBases[$0], serverRevision: logStart)
             })
         }
         let conflicts = try session.execute(
             """
-            SELECT c.table_name, c.row_id, max(c.position) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
-            JOIN unnest($1::text[], $2::text[]) AS p(t, r) ON c.table_name = p.t AND c.row_id = p.r \
-            WHERE c.position > $3::int8 AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
-            """, [.texts(conflictTables), .texts(conflictIDs), .integer(position), .integers(Array(mine))])
+            SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
+            JOIN unnest($1::text[], $2::text[], $3::int8[]) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
+            WHERE c.position > p.b AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
+            """, [.texts(conflictTables), .texts(conflictIDs), .integers(conflictBases), .integers(Array(mine))])
         if !conflicts.isEmpty {
             var found: [PostgresConflict] = []
             for row in 0..<conflicts.count {
                 found.append(PostgresConflict(
-                    table: try conflicts.requiredString(row, 0), id: try conflicts.requiredString(row, 1), expectedRevision: position,
-                    serverRevision: try conflicts.requiredInt64(row, 2)))
+                    table: try conflicts.requiredString(row, 0), id: try conflicts.requiredString(row, 1),
+                    expectedRevision: conflicts.int64(row, 3) ?? position, serverRevision: try conflicts.requiredInt64(row, 2)))
             }
             throw PostgresStoreError.conflict(found)
         }
@@ -341,8 +352,9 @@ enum PullOutcome: Sendable {
 protocol PulledTable: Sendable {
     var tableName: String { get }
     var ids: IDSet { get }
-    /// Upserts the rows that differ, removes the removed ones; returns how many changed.
-    func apply(to transaction: Transaction) throws -> Int
+    /// Upserts the rows that differ, removes the removed ones, except those `holdingBack`
+    /// names (rows changed locally and not pushed); returns how many changed.
+    func apply(to transaction: Transaction, holdingBack: [AnyHashable: Int64]) throws -> Int
 }
 
 struct TypedPulledTable<T: TypedTable>: PulledTable {
@@ -352,14 +364,16 @@ struct TypedPulledTable<T: TypedTable>: PulledTable {
     let ids: IDSet
     var tableName: String { table.name }
 
-    func apply(to transaction: Transaction) throws -> Int {
+    func apply(to transaction: Transaction, holdingBack: [AnyHashable: Int64]) throws -> Int {
         let writer = transaction[table.typed]
         var changed = 0
-        for entity in rows where !ValueIdentity.same(writer.find(entity.id), entity) {
+        for entity in rows where holdingBack[AnyHashable(entity.id)] == nil && !ValueIdentity.same(writer.find(entity.id), entity) {
             _ = try writer.upsert(entity)
             changed += 1
         }
-        for id in removals where try writer.remove(id) { changed += 1 }
+        for id in removals where holdingBack[AnyHashable(id)] == nil {
+            if try writer.remove(id) { changed += 1 }
+        }
         return changed
     }
 }
@@ -409,6 +423,18 @@ struct PullTransaction {
             tables.append(try fetch(typed, ids: ids, stored: storedTable, session))
         }
         return .changes(head: head, tables: tables)
+    }
+
+    /// The current rows of the tables and IDs of `ids` (as the change log names them), for
+    /// rows to take the server's values of; an ID the server lacks becomes a removal.
+    func current(_ ids: [String: [String]], _ session: PostgresSession) throws -> [any PulledTable] {
+        let layouts = try Self.layouts(of: Array(ids.keys), schema: target.schema, session)
+        var tables: [any PulledTable] = []
+        for table in schema.tables {
+            guard let wanted = ids[table.name], let typed = table as? any TypedTable, let stored = layouts[table.name] else { continue }
+            tables.append(try fetch(typed, ids: wanted, stored: stored, session))
+        }
+        return tables
     }
 
     /// The id kind and columns of the named tables, in one query.

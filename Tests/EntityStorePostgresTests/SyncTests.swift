@@ -88,8 +88,11 @@ struct PostgresSyncTests {
         #expect(rows.map(\.description) == ["counters x"])
         let stored = try await TestServer.rows(target, "SELECT id, value FROM \"\(target.schema)\".counters ORDER BY id")
         #expect(stored == [["x", "10"]])
-        // Pull: theirs wins for x; y is still to push.
+        // A pull keeps B's x (its push would report the conflict again); taking the
+        // server's value settles it, and y is still to push.
         try await syncB.pull()
+        #expect(b.state[counters].find("x")?.value == 20)
+        try await syncB.acceptServerValues(for: rows)
         #expect(b.state[counters].find("x")?.value == 10)
         try await syncB.push()
         try await syncA.pull()
