@@ -81,6 +81,11 @@ struct PostgresSnapshotWriter {
             counts.append(.init(name: table.name, rows: rows))
         }
         try Self.recordMeta(in: stage, head: head, appSchemaVersion: appSchemaVersion, session)
+        if previousHead > 0 {
+            // Readers (pulls, restores) touch the metadata first: once this waits for those
+            // reading and then holds it, no reader holds a table the drop must lock.
+            try session.execute("LOCK TABLE \(SQL.qualified(schema, "entitystore_meta")) IN ACCESS EXCLUSIVE MODE")
+        }
         try session.execute("DROP SCHEMA IF EXISTS \(SQL.quote(schema)) CASCADE")
         try session.execute("ALTER SCHEMA \(SQL.quote(stage)) RENAME TO \(SQL.quote(schema))")
         // Delivered at commit: replicas that listen reload.
@@ -88,8 +93,12 @@ struct PostgresSnapshotWriter {
         return (head, counts)
     }
 
-    /// The change-log head of the store in `schema`, locked until the transaction ends
-    /// (pushes wait for it); 0 when there is none.
+    /// The change-log head of the store in `schema`, locked until the transaction ends;
+    /// 0 when there is none. The metadata table is locked in `EXCLUSIVE` mode, which
+    /// readers pass and writers wait for before taking anything: a push that began first
+    /// and locked the head row is waited for here, and one that begins later waits holding
+    /// no lock the snapshot's `DROP SCHEMA` needs (with the head row locked alone, a push
+    /// waiting on the row held the table's `ROW SHARE` lock the drop waited for: a deadlock).
     /// - Throws: ``PostgresStoreError/notAStore(schema:reason:)`` for a schema that holds
     ///   other tables, which a snapshot must never drop.
     static func lockExisting(schema: String, _ session: PostgresSession) throws -> Int64 {
@@ -104,7 +113,8 @@ struct PostgresSnapshotWriter {
             }
             return 0
         }
-        let head = try session.execute("SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
+        try session.execute("LOCK TABLE \(SQL.qualified(schema, "entitystore_meta")) IN EXCLUSIVE MODE")
+        let head = try session.execute("SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head'")
         return head.isEmpty ? 0 : Int64(head.string(0, 0) ?? "0") ?? 0
     }
 
