@@ -172,7 +172,8 @@ public final class PostgresSync: Sendable {
 
     /// Joins the store in the database: loads it into the store (replacing the store's
     /// tables) if the schema holds one, or writes the store there as a full snapshot if
-    /// not (`createIfMissing`). Returns the position reached.
+    /// not (`createIfMissing`). Creation is atomic: of processes opening a missing store
+    /// at once, one creates it and the others load what it wrote. Returns the position reached.
     /// - Complexity: a full restore or snapshot, O(n log n).
     @discardableResult
     public func open(createIfMissing: Bool = true) async throws(PostgresStoreError) -> Int64 {
@@ -194,7 +195,11 @@ public final class PostgresSync: Sendable {
             guard case .notAStore = error, createIfMissing else { throw error }
         }
         clearLocalChanges()
-        let summary = try await store.state.writeSnapshot(to: target)
+        // Create only: when another process created the store meanwhile (both found none),
+        // load what it wrote rather than replace it.
+        guard let summary = try await PostgresSnapshotWriter(state: store.state, target: target).create() else {
+            return try await reload(reason: nil)
+        }
         shared.withLock {
             $0.position = summary.position
             $0.mine = []

@@ -45,6 +45,18 @@ struct PostgresSnapshotWriter {
     static let bytesPerMessage = 1 << 20
 
     func write() async throws(PostgresStoreError) -> PostgresSnapshotSummary {
+        // Unreachable nil: only a create-only write finds a store and writes nothing.
+        guard let summary = try await write(onlyIfAbsent: false) else { throw .notAStore(schema: target.schema, reason: "not written") }
+        return summary
+    }
+
+    /// Writes the store only if the schema holds none; nil when one is there (another
+    /// process created it first, maybe while this one tried): then load that one.
+    func create() async throws(PostgresStoreError) -> PostgresSnapshotSummary? {
+        try await write(onlyIfAbsent: true)
+    }
+
+    private func write(onlyIfAbsent: Bool) async throws(PostgresStoreError) -> PostgresSnapshotSummary? {
         let start = ContinuousClock.now
         try SQL.checkIdentifier(target.schema, what: "the schema", table: target.schema)
         for name in state.tableNames {
@@ -53,18 +65,38 @@ struct PostgresSnapshotWriter {
                 throw .encodingFailed(table: name, detail: "table names starting with 'entitystore_' are reserved for the store's metadata")
             }
         }
-        let (position, counts) = try await target.withSession { session in
-            try SQL.transaction(session) {
-                try self.writeAll(session)
-            }
+        let written: (Int64, [PostgresSnapshotSummary.TableCount])?
+        do {
+            written = try await writeOnce(onlyIfAbsent: onlyIfAbsent)
+        } catch where Self.lostCreation(error) {
+            // Another snapshot created the schema while this one did: now there is a store
+            // to lock and replace, as if this one had started second (or to load).
+            if onlyIfAbsent { return nil }
+            written = try await writeOnce(onlyIfAbsent: false)
         }
+        guard let (position, counts) = written else { return nil }
         return PostgresSnapshotSummary(
             target: target.description, position: position, tables: counts, duration: ContinuousClock.now - start)
     }
 
-    private func writeAll(_ session: PostgresSession) throws -> (Int64, [PostgresSnapshotSummary.TableCount]) {
+    private func writeOnce(onlyIfAbsent: Bool) async throws(PostgresStoreError) -> (Int64, [PostgresSnapshotSummary.TableCount])? {
+        try await target.withSession { session in
+            try SQL.transaction(session) {
+                try self.writeAll(onlyIfAbsent: onlyIfAbsent, session)
+            }
+        }
+    }
+
+    /// Whether `error` says another transaction created the schema first (the claim's
+    /// `CREATE SCHEMA` met the committed name, or waited for it and met its key).
+    static func lostCreation(_ error: any Error) -> Bool {
+        ["42P06", "23505"].contains(PostgresStoreError.sqlState(of: error) ?? "")
+    }
+
+    private func writeAll(onlyIfAbsent: Bool, _ session: PostgresSession) throws -> (Int64, [PostgresSnapshotSummary.TableCount])? {
         let schema = target.schema
         let previousHead = try Self.lockExisting(schema: schema, session)
+        if previousHead > 0 && onlyIfAbsent { return nil }
         let head = previousHead + 1
         let stage = "entitystore_stage_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         try session.execute("CREATE SCHEMA \(SQL.quote(stage))")
@@ -103,7 +135,10 @@ struct PostgresSnapshotWriter {
     ///   other tables, which a snapshot must never drop.
     static func lockExisting(schema: String, _ session: PostgresSession) throws -> Int64 {
         let exists = try session.execute("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", [.text(schema)])
-        guard exists.bool(0, 0) == true else { return 0 }
+        guard exists.bool(0, 0) == true else {
+            try claim(schema: schema, existing: false, session)
+            return 0
+        }
         let meta = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, "entitystore_meta"))])
         guard meta.bool(0, 0) == true else {
             let others = try session.execute(
@@ -111,11 +146,21 @@ struct PostgresSnapshotWriter {
             if (others.int64(0, 0) ?? 0) > 0 {
                 throw PostgresStoreError.notAStore(schema: schema, reason: "it holds other tables, which a snapshot would drop; choose another schema")
             }
+            try claim(schema: schema, existing: true, session)
             return 0
         }
         try session.execute("LOCK TABLE \(SQL.qualified(schema, "entitystore_meta")) IN EXCLUSIVE MODE")
         let head = try session.execute("SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head'")
         return head.isEmpty ? 0 : Int64(head.string(0, 0) ?? "0") ?? 0
+    }
+
+    /// Claims a schema name that holds no store yet by creating it (dropping the empty
+    /// one first): a second creator's `CREATE SCHEMA` waits for this transaction and then
+    /// fails (``lostCreation(_:)``) instead of both writing a store of their own and one
+    /// silently replacing the other.
+    private static func claim(schema: String, existing: Bool, _ session: PostgresSession) throws {
+        if existing { try session.execute("DROP SCHEMA \(SQL.quote(schema)) CASCADE") }
+        try session.execute("CREATE SCHEMA \(SQL.quote(schema))")
     }
 
     static func recordMeta(in schema: String, head: Int64, appSchemaVersion: Int, _ session: PostgresSession) throws {

@@ -6,7 +6,7 @@ import Foundation
 import StoreCore
 import Testing
 
-@Suite("Full snapshots beside pushes", .enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
+@Suite("Full snapshots beside pushes, creations beside creations", .enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct SnapshotBesidePushTests {
     @Test("a full snapshot and pushes running at once never deadlock: each waits for the other")
     func noDeadlock() async throws {
@@ -39,6 +39,50 @@ struct SnapshotBesidePushTests {
         try await sync.pull()
         let stored = try await TestServer.rows(target, "SELECT count(*) FROM \"\(target.schema)\".counters")
         #expect(stored == [["20001"]])
+    }
+
+    @Test("processes opening a missing store at once: one creates it, the others load what it wrote")
+    func atomicCreation() async throws {
+        let target = try await TestServer.target("create")
+        defer { Task { await TestServer.drop(target) } }
+        let stores = try (0..<3).map { replica in
+            let store = try EntityStore { customers; orders; counters }
+            try store.write { tx in
+                for index in 0..<(2_000 * (replica + 1)) { try tx[counters].insert(Counter(id: "r\(replica)-\(index)", value: index)) }
+            }
+            return store
+        }
+        let syncs = stores.map { PostgresSync(store: $0, target: target) }
+        let positions = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for sync in syncs { group.addTask { try await sync.open() } }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(Set(positions).count == 1, "replicas at different positions: \(positions)")
+        let stored = try await TestServer.rows(target, "SELECT count(*) FROM \"\(target.schema)\".counters")
+        let counts = stores.map { $0.state[counters].count }
+        #expect(Set(counts).count == 1, "replicas hold different stores: \(counts)")
+        #expect(stored == [[String(counts[0])]])
+    }
+
+    @Test("full snapshots into a missing schema at once: each succeeds, the last one's contents remain")
+    func concurrentCreatingSnapshots() async throws {
+        let target = try await TestServer.target("create2")
+        defer { Task { await TestServer.drop(target) } }
+        let sizes = [1_500, 3_000]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for size in sizes {
+                group.addTask {
+                    let store = try EntityStore { customers; orders; counters }
+                    try store.write { tx in for index in 0..<size { try tx[counters].insert(Counter(id: "c\(index)", value: index)) } }
+                    try await store.snapshot(to: target)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stored = try await TestServer.rows(target, "SELECT count(*) FROM \"\(target.schema)\".counters")
+        #expect(stored == [["1500"]] || stored == [["3000"]])
+        let head = try await TestServer.rows(target, "SELECT value FROM \"\(target.schema)\".entitystore_meta WHERE key = 'log_head'")
+        #expect(head == [["2"]], "the second snapshot did not replace the first: head \(head)")
     }
 }
 #endif
