@@ -91,8 +91,17 @@ public final class PostgresSync: Sendable {
     public let target: PostgresTarget
     /// The settings.
     public let options: Options
-    /// Everything ``start()`` does and meets, as it happens (unbounded; read it or ignore it).
+    /// Everything ``start()`` does and meets, as it happens. Read it or ignore it: it keeps
+    /// the newest ``eventBuffer`` events not read yet and drops older ones, so an ignored
+    /// stream holds a bounded amount of memory.
     public let events: AsyncStream<PostgresSyncEvent>
+    /// How many unread events ``events`` keeps.
+    public static let eventBuffer = 1_000
+
+    /// Adds `event` to ``events``, dropping the oldest unread one when full.
+    func report(_ event: PostgresSyncEvent) {
+        continuation.yield(event)
+    }
 
     private let continuation: AsyncStream<PostgresSyncEvent>.Continuation
     private let shared: Lock<Shared>
@@ -138,7 +147,7 @@ public final class PostgresSync: Sendable {
         self.store = store
         self.target = target
         self.options = options
-        (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self)
+        (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         let shared = Lock(Shared())
         self.shared = shared
         let token = store.core.addPublishHook(startingWith: { _ in }) { changes in
@@ -241,7 +250,7 @@ public final class PostgresSync: Sendable {
             $0.transitions = []
             if reason == nil { $0.pending = [:] }
         }
-        if let reason { continuation.yield(.reloaded(position: metadata.head, reason: reason)) }
+        if let reason { report(.reloaded(position: metadata.head, reason: reason)) }
         return metadata.head
     }
 
@@ -329,7 +338,7 @@ public final class PostgresSync: Sendable {
                 if state.pending[batch.tableName]?.isEmpty == true { state.pending[batch.tableName] = nil }
             }
         }
-        continuation.yield(.pushed(position: newPosition, rows: rows))
+        report(.pushed(position: newPosition, rows: rows))
         return PostgresSyncSummary(position: newPosition, rows: rows, reloaded: false)
     }
 
@@ -433,7 +442,7 @@ public final class PostgresSync: Sendable {
             state.position = max(state.position, head)
             state.mine = state.mine.filter { $0 > head }
         }
-        if changed > 0 { continuation.yield(.pulled(position: head, rows: changed)) }
+        if changed > 0 { report(.pulled(position: head, rows: changed)) }
         return PostgresSyncSummary(position: head, rows: changed, reloaded: false)
     }
 
@@ -664,7 +673,7 @@ public final class PostgresSync: Sendable {
                     return
                 } catch {
                     if Task.isCancelled { return }
-                    continuation.yield(.failed(PostgresStoreError.from(error, server: target.server)))
+                    report(.failed(PostgresStoreError.from(error, server: target.server)))
                     try? await Task.sleep(for: options.retryDelay)
                 }
             }
@@ -674,7 +683,7 @@ public final class PostgresSync: Sendable {
     /// Pulls once; a failure is reported and not retried (the next wake-up pulls again).
     private func pullReporting() async {
         do { try await pull() } catch {
-            if !Task.isCancelled { continuation.yield(.failed(error)) }
+            if !Task.isCancelled { report(.failed(error)) }
         }
     }
 
@@ -688,7 +697,7 @@ public final class PostgresSync: Sendable {
                 return
             } catch {
                 if Task.isCancelled { return }
-                continuation.yield(.failed(error))
+                report(.failed(error))
                 try? await Task.sleep(for: options.retryDelay)
             }
         }

@@ -153,6 +153,20 @@ struct PostgresSyncTests {
         #expect(b.state[customers].count == 1)
     }
 
+    @Test("an ignored events stream keeps only the newest events")
+    func eventsAreBounded() async throws {
+        let target = try await TestServer.target("events")
+        let sync = PostgresSync(store: try EntityStore { customers; orders; counters }, target: target)
+        let total = PostgresSync.eventBuffer + 500
+        for position in 0..<total { sync.report(.pushed(position: Int64(position), rows: 1)) }
+        await sync.close()
+        var kept: [Int64] = []
+        for await case let .pushed(position, _) in sync.events.prefix(PostgresSync.eventBuffer) { kept.append(position) }
+        #expect(kept.count == PostgresSync.eventBuffer)
+        #expect(kept.first == Int64(total - PostgresSync.eventBuffer))
+        #expect(kept.last == Int64(total - 1))
+    }
+
     @Test("start() reports errors through its stream and goes on")
     func errorsAreReported() async throws {
         var target = try await TestServer.target("errors")
