@@ -377,7 +377,7 @@ struct TypedFeed<T: TypedTable>: TableFeed {
         chunk.reverse()
         if !chunk.isEmpty, !channel.send(chunk) { throw BuilderStopped() }
         if let expected, expected != count {
-            throw PostgresStoreError.invalidData(table: layout.table, detail: "the metadata records \(expected) rows but the table holds \(count)")
+            throw PostgresStoreError.invalidData(table: layout.table, detail: "the metadata records \(expected) rows but the table holds \(count); if rows were written to it outside EntityStore, `entity-store repair` (PostgresTarget.repairStore()) recounts them and makes every replica reload")
         }
     }
 

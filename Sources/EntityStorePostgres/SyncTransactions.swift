@@ -399,7 +399,7 @@ struct PullTransaction {
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
         if logStart > position {
             return .reload(position == logStart - 1 && head == logStart
-                ? "the store was replaced by a full snapshot"
+                ? "the store was replaced by a full snapshot or repaired"
                 : "position \(position) is no longer in the change log (it starts after \(logStart))")
         }
         guard head > position else { return .changes(head: head, tables: []) }
