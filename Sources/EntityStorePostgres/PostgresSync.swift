@@ -57,8 +57,9 @@ public struct PostgresSyncSummary: Sendable, Equatable {
 /// (`entitystore_revision`). A replica whose position was pruned from the log
 /// (``prune(keepingAfter:)``) reloads everything and reports it.
 ///
-/// Local changes to rows that a pull brings are replaced by the pulled values (the
-/// server wins); `write(retrying:)` is how to make a change that must not be lost.
+/// A pull never replaces a local change not yet pushed: the row keeps its local value and
+/// its push reports the conflict (``acceptServerValues(for:)`` takes the server's value);
+/// `write(retrying:)` redoes a change on the fresh values instead.
 public final class PostgresSync: Sendable {
     /// How a running sync learns of others' pushes.
     public enum Wakeup: Sendable, Equatable {
