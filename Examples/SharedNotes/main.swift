@@ -2,7 +2,9 @@
 //
 //   shared-notes watch URL              print the notes as they change, until killed
 //   shared-notes add URL TEXT           add a note (pushed at once)
-//   shared-notes increment URL ID N     increment counter ID N times, losing no update
+//   shared-notes increment URL ID N [--follow]
+//                                       increment counter ID N times, losing no update
+//                                       (--follow: while following the store with start())
 //   shared-notes fill URL ROWS          replace the store with ROWS notes (a full snapshot)
 //   shared-notes probe URL ROUNDS       add ROUNDS notes "ping T" (T: the monotonic clock at commit), 20 ms apart;
 //                                       a `watch URL --latency` peer prints, per ping, the time from T to its
@@ -97,10 +99,14 @@ case ("add", 3):
     } catch {
         fail(String(describing: error))
     }
-case ("increment", 4):
+case ("increment", 4), ("increment", 5):
     guard let times = Int(arguments[3]) else { fail("N must be a number") }
+    if arguments.count == 5 && arguments[4] != "--follow" { fail("unknown option \(arguments[4])") }
     let (store, sync) = await joined(arguments[1])
     let id = arguments[2]
+    // Following the store pulls others' increments as they land, between this process's own.
+    let follower = arguments.count == 5 ? Task { await sync.start() } : nil
+    defer { follower?.cancel() }
     do {
         for _ in 0..<times {
             try await sync.write { tx in

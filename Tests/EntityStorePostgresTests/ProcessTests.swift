@@ -123,6 +123,20 @@ struct PostgresProcessTests {
         #expect(stored == [["1001"]])
     }
 
+    @Test("no lost update while following: three processes that also run start() each increment one counter 150 times")
+    func noLostUpdateWhileFollowing() async throws {
+        let target = try await TestServer.target("follow")
+        defer { Task { await TestServer.drop(target) } }
+        let notes = try product("shared-notes")
+        let address = try await url(of: target)
+        let first = try Child(notes, ["increment", address, "n", "1"])
+        #expect(try await first.finish() == 0, "\(first.text)")
+        let children = try (0..<3).map { _ in try Child(notes, ["increment", address, "n", "150", "--follow"]) }
+        for child in children { #expect(try await child.finish(within: .seconds(300)) == 0, "\(child.text)") }
+        let stored = try await TestServer.rows(target, "SELECT value FROM \"\(target.schema)\".tallies WHERE id = 'n'")
+        #expect(stored == [["451"]])
+    }
+
     @Test("SIGKILL in the middle of a large push: the database holds the old contents or the new, never a mix")
     func killedPush() async throws {
         let target = try await TestServer.target("killed")
