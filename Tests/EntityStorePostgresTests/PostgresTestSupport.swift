@@ -99,11 +99,13 @@ let postgresSkipNote: Comment = """
 actor ThrowawayCluster {
     static let shared = ThrowawayCluster()
     private var starting: Task<String, any Error>?
+    /// The cluster's directory (its data, and `server.crt` when it offers TLS).
+    nonisolated let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitystore-pg-\(UUID().uuidString)").path
 
     func url() async throws -> String {
         if let starting { return try await starting.value }
+        let directory = self.directory
         let task = Task { () async throws -> String in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitystore-pg-\(UUID().uuidString)").path
             let started = try await onOwnThread { try clusterScript(["start", directory, String(getpid())]) }
             guard started.status == 0, let url = started.output.split(separator: "\n").last.map(String.init), url.hasPrefix("postgres://") else {
                 throw ChildFailure("cannot start a throwaway PostgreSQL cluster: \(started.output)")

@@ -38,6 +38,7 @@ struct SyncModelTests {
         proxied.host = "127.0.0.1"
         proxied.port = proxy.port
         proxied.operationTimeout = .seconds(2)
+        proxied.connectTimeout = .seconds(2)
 
         let seedStore = try EntityStore { customers; orders; counters }
         try seedStore.write { tx in for id in Self.counterIDs { try tx[counters].insert(Counter(id: id, value: 0)) } }

@@ -24,6 +24,8 @@ final class FaultProxy: Sendable {
     private struct State {
         var mode = Mode.pass
         var generation = 0
+        /// Connections of this generation and older hold every byte for good.
+        var frozenThrough = -1
         var stopped = false
         /// The local ports of the open connections to the server (`client_port` in
         /// `pg_stat_activity`), to terminate their backends.
@@ -66,6 +68,15 @@ final class FaultProxy: Sendable {
 
     /// Resets every open connection (both sides see RST); new ones pass.
     func resetAll() { state.withLock { $0.generation += 1 } }
+
+    /// Freezes every open connection for good (a NAT or load balancer that forgot them:
+    /// bytes vanish, no RST, no FIN); new connections pass.
+    func freezeOpenConnections() {
+        state.withLock { state in
+            state.frozenThrough = state.generation
+            state.generation += 1
+        }
+    }
 
     /// Stops accepting and closes every connection.
     func stop() {
@@ -113,7 +124,12 @@ final class FaultProxy: Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var reset = false
         loop: while true {
-            let (mode, current) = state.withLock { ($0.mode, $0.generation) }
+            let (mode, current, frozen) = state.withLock { ($0.mode, $0.generation, $0.frozenThrough) }
+            if state.withLock({ $0.stopped }) { break }
+            if generation <= frozen {
+                usleep(10_000)
+                continue
+            }
             if current != generation {
                 reset = true
                 break
