@@ -148,48 +148,29 @@ struct RoundTripTests {
         }
     }
 
+    /// Names the snapshot file cannot hold, refused in one line naming the cause, with
+    /// no partial output (README's limits).
     @Test(arguments: [
-        #"{"entitystore_meta": [{"id": 1}]}"#, #"{"sqlite_master": [{"id": 1}]}"#, #"{"t": [{"id": 1, "": 5}]}"#,
+        (#"{"entitystore_meta": [{"id": 1}]}"#, "reserved"), (#"{"sqlite_master": [{"id": 1}]}"#, "reserved"),
+        (#"{"t": [{"id": 1, "": 5}]}"#, "empty name"),
+        (#"{"people": [{"id": 1, "name": "a", "Name": "b"}, {"id": 2, "NAME": 3}]}"#, "differ only in case"),
     ])
-    func namesSQLiteReserves(_ text: String) throws {
+    func namesTheFileCannotHold(_ text: String, _ cause: String) throws {
         try withScratch { scratch in
-            let snapshot = scratch.path("reserved.sqlite")
-            let result = run(["import", try scratch.write("reserved.json", text), "--output", snapshot])
-            // Rejected cleanly today (one line, exit 1, no partial file), though the input is valid.
-            if result.status != 0 {
-                expectFailure(result, mentioning: ["reserved.sqlite"])
-                #expect(scratch.contents() == ["reserved.json"])
-            }
-            withKnownIssue("table names of the snapshot's own tables and empty field names cannot be stored") {
-                try #require(result.status == 0, "\(result)")
-                try expectLossless(run(["export", snapshot]).stdout, tables(of: try parseJSON(text)))
-            }
+            let snapshot = scratch.path("refused.sqlite")
+            let result = run(["import", try scratch.write("refused.json", text), "--output", snapshot])
+            expectFailure(result, mentioning: ["refused.sqlite", cause])
+            #expect(scratch.contents() == ["refused.json"])
         }
     }
 
-    @Test func fieldNamesDifferingOnlyInCase() throws {
+    @Test func stringIDsDifferingOnlyInUnicodeNormalizationAreOneID() throws {
         try withScratch { scratch in
-            let text = #"{"people": [{"id": 1, "name": "a", "Name": "b"}, {"id": 2, "NAME": 3}]}"#
-            let input = try scratch.write("case.json", text)
-            let snapshot = scratch.path("case.sqlite")
-            let expected = tables(of: try parseJSON(text))
-            withKnownIssue("SQLite column names are case-insensitive; fields named name and Name collide") {
-                let result = run(["import", input, "--output", snapshot])
-                try #require(result.status == 0, "\(result)")
-                try expectLossless(run(["export", snapshot]).stdout, expected)
-            }
-            #expect(scratch.contents() == ["case.json"] || scratch.contents() == ["case.json", "case.sqlite"])
-        }
-    }
-
-    @Test func stringIDsDifferingOnlyInUnicodeNormalization() throws {
-        try withScratch { scratch in
-            // Two different JSON strings (precomposed and decomposed é), Swift-equal as Strings.
+            // Two different JSON strings (precomposed and decomposed é), equal as Swift Strings.
             let input = try scratch.write("ids.json", #"{"words": [{"id": "\u00e9", "form": "nfc"}, {"id": "e\u0301", "form": "nfd"}]}"#)
-            withKnownIssue("string ids compare as Swift Strings, which equates canonically equivalent text") {
-                let result = run(["import", input, "--output", scratch.path("ids.sqlite")])
-                #expect(result.status == 0, "\(result)")
-            }
+            let result = run(["import", input, "--output", scratch.path("ids.sqlite")])
+            expectFailure(result, mentioning: ["record 2", "duplicate id"])
+            #expect(scratch.contents() == ["ids.json"])
         }
     }
 }
