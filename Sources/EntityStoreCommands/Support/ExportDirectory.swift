@@ -199,6 +199,13 @@ enum ExportDirectory {
         do throws(SystemError) {
             let old = try FileDescriptor.reading(output.path, followingLinks: false)
             guard try old.info().isSameFile(as: previous.info) else { throw SystemError(ESTALE) }
+            // A lock held for a moment is waited for (up to a second): a process spawned
+            // meanwhile holds a copy of the previous run's descriptor until its exec
+            // closes it. A concurrent export holds it longer and is reported.
+            for _ in 0..<50 {
+                if try old.tryLock() { return .success(old) }
+                usleep(20_000)
+            }
             guard try old.tryLock() else { throw SystemError(EBUSY) }
             return .success(old)
         } catch {
