@@ -87,7 +87,8 @@ final class PGRowDecoder: Decoder {
         return try T(from: PGSingleValueDecoder(value: value, kind: kind, codingPath: path, parent: self))
     }
 
-    /// The JSON value of a stored value, exact by kind.
+    /// The JSON value of a stored value, exact by kind; a date is its date text (see
+    /// ``DynamicDates``).
     static func jsonValue(_ value: PGValue, kind: PostgresColumnKind, table: String, column: String) throws -> JSONValue {
         switch value {
         case .null: return .null
@@ -106,6 +107,11 @@ final class PGRowDecoder: Decoder {
                 if let number = Int64(text) { return .integer(number) }
                 if let number = Double(text) { return .double(number) }
                 throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds '\(text)', not a number")
+            case .date:
+                guard let date = DynamicDates.text(unixSeconds: text) else {
+                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds a non-finite date (\(text))")
+                }
+                return .string(date)
             default: return .string(text)
             }
         }
