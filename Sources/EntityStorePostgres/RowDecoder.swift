@@ -64,8 +64,9 @@ final class PGRowDecoder: Decoder {
             .dataCorrupted(.init(codingPath: path, debugDescription: "column '\(path.last?.stringValue ?? "?")': \(detail)"))
         }
         if type == Date.self {
-            guard case let .text(text) = value, kind == .date, let date = DecimalText.date(unixSeconds: text) else {
-                throw mismatch("expected a date (exact seconds), found \(kind.rawValue)")
+            guard case let .text(text) = value, kind == .date else { throw mismatch("expected a date (exact seconds), found \(kind.rawValue)") }
+            guard let date = DecimalText.date(unixSeconds: text) else {
+                throw mismatch("expected a date (exact seconds), found \(DecimalText.nonFiniteDate(text))")
             }
             if let date = date as? T { return date }
         }
@@ -109,7 +110,7 @@ final class PGRowDecoder: Decoder {
                 throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds '\(text)', not a number")
             case .date:
                 guard let date = DynamicDates.text(unixSeconds: text) else {
-                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds a non-finite date (\(text))")
+                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds \(DecimalText.nonFiniteDate(text))")
                 }
                 return .string(date)
             default: return .string(text)

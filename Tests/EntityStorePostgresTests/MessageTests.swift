@@ -1,0 +1,31 @@
+#if PostgreSQL
+import EntityStore
+@testable import EntityStorePostgres
+import EntityStoreTestSupport
+import Foundation
+import Testing
+
+/// Messages that say what they found.
+@Suite("Messages about PostgreSQL stores", .enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn, .serialized)
+struct PostgresMessageTests {
+    @Test("a date column holding no finite date: the error says what it holds", arguments: ["NaN", "Infinity", "-1e400"])
+    func nonFiniteDate(_ stored: String) async throws {
+        let target = try await TestServer.target("nan")
+        defer { Task { await TestServer.drop(target) } }
+        try await readingStore().snapshot(to: target)
+        _ = try await TestServer.rows(target, "UPDATE \(SQL.qualified(target.schema, "readings")) SET written = $1::numeric WHERE id = 1", [.text(stored)])
+        // PostgreSQL prints -1e400 as its 401 digits: the message shows the first 40 characters.
+        let shown = stored == "-1e400" ? "-1" + String(repeating: "0", count: 38) + "…" : stored
+
+        let typed = try EntityStore { readings }
+        let typedError = await #expect(throws: PostgresStoreError.self) { try await typed.restore(from: target) }
+        let typedMessage = typedError?.description ?? ""
+        #expect(typedMessage.contains("column 'written': expected a date (exact seconds), found a non-finite date (\(shown))"), "\(typedMessage)")
+        #expect(!typedMessage.contains("found date"), "\(typedMessage)")
+
+        let dynamicError = await #expect(throws: PostgresStoreError.self) { try await EntityStore.restoringDynamic(from: target) }
+        let dynamicMessage = dynamicError?.description ?? ""
+        #expect(dynamicMessage.contains("column 'written' holds a non-finite date (\(shown))"), "\(dynamicMessage)")
+    }
+}
+#endif
