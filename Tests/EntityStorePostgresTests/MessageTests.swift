@@ -27,5 +27,28 @@ struct PostgresMessageTests {
         let dynamicMessage = dynamicError?.description ?? ""
         #expect(dynamicMessage.contains("column 'written' holds a non-finite date (\(shown))"), "\(dynamicMessage)")
     }
+
+    @Test("entity-store inspect: an empty change log says so, not a reversed range")
+    func inspectChangeLog() async throws {
+        let target = try await TestServer.target("log")
+        defer { Task { await TestServer.drop(target) } }
+        let store = try readingStore()
+        try await store.snapshot(to: target)
+        let tool = try product("entity-store")
+        let address = try await url(of: target)
+        let fresh = try Child(tool, ["inspect", address])
+        #expect(try await fresh.finish() == 0, "\(fresh.text)")
+        #expect(fresh.text.contains("app schema version 0, change log empty, head 1\n"), "\(fresh.text)")
+
+        // One change pushed: the log holds position 2.
+        let sync = PostgresSync(store: store, target: target)
+        try await sync.open()
+        try store.write { tx in _ = try tx[readings].update(1) { $0.note = "changed" } }
+        try await sync.push()
+        await sync.close()
+        let changed = try Child(tool, ["inspect", address])
+        #expect(try await changed.finish() == 0, "\(changed.text)")
+        #expect(changed.text.contains("app schema version 0, change log positions 2...2\n"), "\(changed.text)")
+    }
 }
 #endif

@@ -184,7 +184,10 @@ extension InspectCommand {
             print(value.serialized(sortedKeys: true, pretty: true))
             return
         }
-        printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), change log positions \(metadata.logStart + 1)...\(metadata.head)")
+        // A snapshot starts the log afresh (log_start = head): no position to show yet.
+        let log = metadata.logStart < metadata.head
+            ? "change log positions \(metadata.logStart + 1)...\(metadata.head)" : "change log empty, head \(metadata.head)"
+        printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), \(log)")
         for table in metadata.tables {
             printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
             for column in table.columns { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }
