@@ -50,5 +50,16 @@ struct PostgresMessageTests {
         #expect(try await changed.finish() == 0, "\(changed.text)")
         #expect(changed.text.contains("app schema version 0, change log positions 2...2\n"), "\(changed.text)")
     }
+
+    @Test("a certificate that verify-ca or verify-full cannot verify: the error names the mode asked for",
+          arguments: [PostgresTarget.TLSMode.verifyCA, .verifyFull])
+    func unverifiedCertificate(_ mode: PostgresTarget.TLSMode) async throws {
+        var target = try await TestServer.target()
+        target.tls = mode
+        target.rootCertificate = FileManager.default.temporaryDirectory.appendingPathComponent("no-root-\(UUID().uuidString).crt").path
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresStore.metadata(of: target) }
+        let message = error?.description ?? ""
+        #expect(message.contains("sslmode=\(mode.rawValue) "), "\(message)")
+    }
 }
 #endif
