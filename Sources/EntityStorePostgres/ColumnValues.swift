@@ -222,6 +222,11 @@ struct DecimalText: Equatable {
         return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
+    /// A `date` column's value that is no finite `Date`, for errors: "a non-finite date (NaN)".
+    static func nonFiniteDate(_ text: String) -> String {
+        "a non-finite date (\(text.count > 40 ? String(text.prefix(40)) + "…" : text))"
+    }
+
     /// The text of a double in a `number` column: plain decimal with a fractional part.
     /// Nil for infinities and NaN, which `NUMERIC` columns hold as text the other way.
     static func numberText(_ value: Double) -> String? {

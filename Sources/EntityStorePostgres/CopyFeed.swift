@@ -97,14 +97,16 @@ struct CopyEncoder<E: Entity>: Sendable {
     let revision: Int64
     let bytesPerPiece: Int
 
-    init(view: TableView<E>, bulk: BulkOperations<E>, table: String, revision: Int64, bytesPerPiece: Int) throws(PostgresStoreError) {
+    init(
+        view: TableView<E>, bulk: BulkOperations<E>, table: String, dateFields: Set<String>, revision: Int64, bytesPerPiece: Int
+    ) throws(PostgresStoreError) {
         self.view = view
         self.bulk = bulk
         self.table = table
         self.revision = revision
         self.bytesPerPiece = bytesPerPiece
         if let records = view as? TableView<DynamicRecord> {
-            let kinds = try DynamicKinds(records: records, table: table)
+            let kinds = try DynamicKinds(records: records, table: table, dateFields: dateFields)
             self.dynamic = kinds
             self.initialLayout = kinds.layout
         } else {

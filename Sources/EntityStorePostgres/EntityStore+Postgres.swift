@@ -30,13 +30,20 @@ extension EntityState {
     /// The layout is the snapshot file's (docs/SnapshotFormat.md, "PostgreSQL layout" in
     /// docs/Scaling.md): one table per entity table, the metadata tables, the declared
     /// indexes. Replicas following the schema with ``PostgresSync`` reload fully after it.
+    ///
+    /// `dateFields` names, by table, the fields of dynamic tables that hold dates as the
+    /// snapshot format's date text (what a snapshot file's dynamic readers give for a
+    /// `date` column): they become `date` columns, as a typed table's `Date` fields do.
     /// - Throws: ``PostgresStoreError`` (unreachable server, refused login, an entity that
-    ///   cannot be stored, a schema that holds other tables ...).
+    ///   cannot be stored, a date field holding something else than a date's text, a
+    ///   schema that holds other tables ...).
     /// - Complexity: O(n) in the rows of every table, streamed: memory stays O(1 MiB)
     ///   beyond the state; one round trip per table and per declared index.
     @discardableResult
-    public func writeSnapshot(to target: PostgresTarget, appSchemaVersion: Int = 0) async throws(PostgresStoreError) -> PostgresSnapshotSummary {
-        try await PostgresSnapshotWriter(state: self, target: target, appSchemaVersion: appSchemaVersion).write()
+    public func writeSnapshot(
+        to target: PostgresTarget, appSchemaVersion: Int = 0, dateFields: [String: Set<String>] = [:]
+    ) async throws(PostgresStoreError) -> PostgresSnapshotSummary {
+        try await PostgresSnapshotWriter(state: self, target: target, appSchemaVersion: appSchemaVersion, dateFields: dateFields).write()
     }
 
     /// Reads the store in `target`'s schema into a new state for `schema`, without a store.
@@ -50,12 +57,14 @@ extension EntityState {
 
 extension EntityStore {
     /// Writes a consistent point-in-time copy of the store into `target`'s schema,
-    /// replacing its previous contents atomically (see ``EntityState/writeSnapshot(to:appSchemaVersion:)``).
+    /// replacing its previous contents atomically (see ``EntityState/writeSnapshot(to:appSchemaVersion:dateFields:)``).
     /// Commits are not blocked while it runs.
     /// - Complexity: O(n) in the rows of every table.
     @discardableResult
-    public func snapshot(to target: PostgresTarget, appSchemaVersion: Int = 0) async throws(PostgresStoreError) -> PostgresSnapshotSummary {
-        try await state.writeSnapshot(to: target, appSchemaVersion: appSchemaVersion)
+    public func snapshot(
+        to target: PostgresTarget, appSchemaVersion: Int = 0, dateFields: [String: Set<String>] = [:]
+    ) async throws(PostgresStoreError) -> PostgresSnapshotSummary {
+        try await state.writeSnapshot(to: target, appSchemaVersion: appSchemaVersion, dateFields: dateFields)
     }
 
     /// Replaces every table with the store in `target`'s schema, or with the part of it
@@ -83,7 +92,8 @@ extension EntityStore {
 
     /// A store of dynamic records holding the store in `target`'s schema (or the part
     /// `selection` names), with the tables, indexes and relations its metadata declares:
-    /// no Swift types needed.
+    /// no Swift types needed. A `date` column's values are their date text, as from a
+    /// snapshot file.
     /// - Complexity: O(n log n) in the rows loaded.
     public static func restoringDynamic(from target: PostgresTarget, selection: PostgresSelection = .all) async throws(PostgresStoreError) -> EntityStore {
         let metadata = try await PostgresStore.metadata(of: target)

@@ -64,8 +64,9 @@ final class PGRowDecoder: Decoder {
             .dataCorrupted(.init(codingPath: path, debugDescription: "column '\(path.last?.stringValue ?? "?")': \(detail)"))
         }
         if type == Date.self {
-            guard case let .text(text) = value, kind == .date, let date = DecimalText.date(unixSeconds: text) else {
-                throw mismatch("expected a date (exact seconds), found \(kind.rawValue)")
+            guard case let .text(text) = value, kind == .date else { throw mismatch("expected a date (exact seconds), found \(kind.rawValue)") }
+            guard let date = DecimalText.date(unixSeconds: text) else {
+                throw mismatch("expected a date (exact seconds), found \(DecimalText.nonFiniteDate(text))")
             }
             if let date = date as? T { return date }
         }
@@ -87,7 +88,8 @@ final class PGRowDecoder: Decoder {
         return try T(from: PGSingleValueDecoder(value: value, kind: kind, codingPath: path, parent: self))
     }
 
-    /// The JSON value of a stored value, exact by kind.
+    /// The JSON value of a stored value, exact by kind; a date is its date text (see
+    /// ``DynamicDates``).
     static func jsonValue(_ value: PGValue, kind: PostgresColumnKind, table: String, column: String) throws -> JSONValue {
         switch value {
         case .null: return .null
@@ -106,6 +108,11 @@ final class PGRowDecoder: Decoder {
                 if let number = Int64(text) { return .integer(number) }
                 if let number = Double(text) { return .double(number) }
                 throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds '\(text)', not a number")
+            case .date:
+                guard let date = DynamicDates.text(unixSeconds: text) else {
+                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(column)' holds \(DecimalText.nonFiniteDate(text))")
+                }
+                return .string(date)
             default: return .string(text)
             }
         }

@@ -41,6 +41,8 @@ struct PostgresSnapshotWriter {
     let state: EntityState
     let target: PostgresTarget
     var appSchemaVersion = 0
+    /// The date fields of dynamic tables, by table (``DynamicKinds``).
+    var dateFields: [String: Set<String>] = [:]
     /// Bytes of rows per `COPY` message.
     static let bytesPerMessage = 1 << 20
 
@@ -182,7 +184,8 @@ struct PostgresSnapshotWriter {
         let view = state[table.typed]
         let generated = SQL.qualified(stage, "entitystore_t\(position)")
         let encoder = try CopyEncoder(
-            view: view, bulk: table.typed.bulk, table: table.name, revision: revision, bytesPerPiece: Self.bytesPerMessage)
+            view: view, bulk: table.typed.bulk, table: table.name, dateFields: dateFields[table.name] ?? [], revision: revision,
+            bytesPerPiece: Self.bytesPerMessage)
         // The rows are encoded on a thread of their own while this one sends them.
         let feed = encoder.start()
         defer { feed.cancel() }
@@ -254,7 +257,7 @@ enum RowFields<E: Entity> {
     static func of(
         _ entity: E, encoder: PGRowEncoder, dynamic: DynamicKinds?, table: String
     ) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
-        if let dynamic, let record = entity as? DynamicRecord { return dynamic.fields(of: record) }
+        if let dynamic, let record = entity as? DynamicRecord { return try dynamic.fields(of: record) }
         do {
             try encoder.encode(entity)
         } catch {

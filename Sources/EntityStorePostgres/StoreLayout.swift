@@ -144,14 +144,16 @@ struct WriteLayout: Sendable {
 
 /// Chooses one kind per field of a dynamic table from every record, as the SQLite
 /// snapshot does: integers `integer`, doubles `double`, both `number`, booleans `bool`,
-/// strings `string`; anything else, and any field holding `null` (so that `null` and a
-/// missing field stay distinct: SQL NULL is "missing"), `json`.
+/// strings `string` (`date` for the fields named as dates); anything else, and any field
+/// holding `null` (so that `null` and a missing field stay distinct: SQL NULL is
+/// "missing"), `json`.
 struct DynamicKinds {
     let layout: WriteLayout
     let kinds: [String: PostgresColumnKind]
 
-    /// O(n × fields).
-    init(records: TableView<DynamicRecord>, table: String) throws(PostgresStoreError) {
+    /// The kinds for `records`; `dateFields` hold dates as their text (``DynamicDates``),
+    /// which no JSON kind tells. O(n × fields).
+    init(records: TableView<DynamicRecord>, table: String, dateFields: Set<String> = []) throws(PostgresStoreError) {
         var seen: [String: Set<PostgresColumnKind>] = [:]
         var hasNull = Set<String>()
         var order: [String] = []
@@ -188,7 +190,9 @@ struct DynamicKinds {
             }
             let found = seen[name] ?? []
             let kind: PostgresColumnKind
-            if hasNull.contains(name) { kind = .json } else if found.count == 1, let only = found.first {
+            if hasNull.contains(name) { kind = .json } else if dateFields.contains(name) {
+                kind = .date
+            } else if found.count == 1, let only = found.first {
                 kind = only
             } else if found == [.integer, .double] {
                 kind = .number
@@ -203,7 +207,8 @@ struct DynamicKinds {
     }
 
     /// The fields of `record` in the chosen kinds.
-    func fields(of record: DynamicRecord) -> [(name: String, value: EncodedValue)] {
+    /// - Throws: for a value of a date field that is not a date's text.
+    func fields(of record: DynamicRecord) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
         var fields: [(name: String, value: EncodedValue)] = []
         fields.reserveCapacity(record.fields.count + 1)
         switch record.id {
@@ -211,7 +216,16 @@ struct DynamicKinds {
         case let .string(value): fields.append(("id", EncodedValue(value: .text(value), kind: .string)))
         }
         for (name, value) in record.fields {
-            fields.append((name, Self.encode(value, as: kinds[name] ?? .json)))
+            let kind = kinds[name] ?? .json
+            guard kind == .date else {
+                fields.append((name, Self.encode(value, as: kind)))
+                continue
+            }
+            guard let date = DynamicDates.encode(value) else {
+                throw .encodingFailed(
+                    table: layout.table, detail: "field '\(name)' of record \(record.id) holds \(value.serialized().prefix(80)), not a date")
+            }
+            fields.append((name, date))
         }
         return fields
     }

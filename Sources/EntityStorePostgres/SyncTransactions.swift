@@ -66,17 +66,20 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
                 fields.append((name, value.isNull ? DynamicKinds.encode(value, as: .json) : PGRowEncoder.encode(value)))
                 continue
             }
-            let fits: Bool
+            let encoded: EncodedValue?
             switch (kind, value) {
-            case (.json, _), (.number, .integer), (.number, .double), (.integer, .integer), (.double, .double), (.bool, .bool), (.string, .string): fits = true
-            default: fits = false
+            case (.json, _), (.number, .integer), (.number, .double), (.integer, .integer), (.double, .double), (.bool, .bool), (.string, .string):
+                encoded = DynamicKinds.encode(value, as: kind)
+            // A date as dynamic readers give it: its text.
+            case (.date, _): encoded = DynamicDates.encode(value)
+            default: encoded = nil
             }
-            guard fits else {
+            guard let encoded else {
                 throw .encodingFailed(
                     table: layout.table,
                     detail: "field '\(name)' of record \(record.id) does not fit its stored kind \(kind.rawValue); push a full snapshot to change kinds")
             }
-            fields.append((name, DynamicKinds.encode(value, as: kind)))
+            fields.append((name, encoded))
         }
         return fields
     }

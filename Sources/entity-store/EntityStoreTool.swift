@@ -13,4 +13,7 @@ struct EntityStoreTool: ParsableCommand {
             QueryCommand.self, ShellCommand.self, DiffCommand.self, MigrateCommand.self, FixtureCommand.self,
             PushCommand.self, PullCommand.self,
         ])
+
+    /// Runs the command; no failure message shows a password typed in an argument.
+    static func main() { mainRedactingPasswords() }
 }

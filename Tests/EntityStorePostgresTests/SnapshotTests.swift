@@ -326,8 +326,9 @@ struct PostgresConnectionTests {
         #expect(unencrypted == [["f"]])
     }
 
-    @Test("sslmode=require against a server without TLS: one clear line")
-    func tlsRefused() async throws {
+    @Test("sslmode=require, verify-ca or verify-full against a server without TLS: one clear line naming that mode",
+          arguments: [PostgresTarget.TLSMode.require, .verifyCA, .verifyFull])
+    func tlsRefused(_ mode: PostgresTarget.TLSMode) async throws {
         // A server that answers the TLS request with "N" (no TLS), as PostgreSQL without ssl does.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
@@ -353,9 +354,10 @@ struct PostgresConnectionTests {
         var target = try await TestServer.target()
         target.host = "127.0.0.1"
         target.port = Int(UInt16(bigEndian: address.sin_port))
-        target.tls = .require
+        target.tls = mode
         let error = await #expect(throws: PostgresStoreError.self) { try await PostgresStore.metadata(of: target) }
-        #expect(error?.description.contains("TLS") == true, "\(String(describing: error))")
+        let message = error?.description ?? ""
+        #expect(message.contains("TLS") && message.contains("sslmode=\(mode.rawValue) "), "\(message)")
     }
 
     @Test("URLs and PG variables; the description never shows the password")

@@ -90,7 +90,7 @@ public struct DemoCommand: ParsableCommand {
             }
         }
         writeBar.finish()
-        print("Snapshot: \(written.rowCount) rows to \(keep ?? "a temporary file"), \(written.fileSize / 1024) KiB in \(format(written.duration)), \(rate(written.rowCount, written.duration)) rows/s")
+        printEscaped("Snapshot: \(written.rowCount) rows to \(keep ?? "a temporary file"), \(written.fileSize / 1024) KiB in \(format(written.duration)), \(rate(written.rowCount, written.duration)) rows/s")
         let restored = EntityStore(schema: try D.schema())
         let readBar = ProgressBar("restore", quiet: quiet)
         let read = try reportingFailures(path) {

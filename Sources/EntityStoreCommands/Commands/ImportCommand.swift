@@ -82,7 +82,7 @@ public struct ImportCommand: ParsableCommand {
             }
         }
         bar.finish()
-        let tables = summary.tables.map { "\(Echo.escaped($0.name)) \($0.rows)" }.joined(separator: ", ")
-        print("imported \(summary.rowCount) records into \(output) (\(tables))")
+        let tables = summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")
+        printEscaped("imported \(summary.rowCount) records into \(output) (\(tables))")
     }
 }

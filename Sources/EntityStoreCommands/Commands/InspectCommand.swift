@@ -56,7 +56,7 @@ public struct InspectCommand: ParsableCommand {
     /// "kind", "field"}], "relations": [{"field", "target", "onDelete"}]}]}`.
     static func json(_ metadata: SnapshotMetadata, path: String, size: Int) -> JSONValue {
         .object([
-            "path": .string(path),
+            "path": .string(Redaction.redacted(path)),
             "size": .integer(Int64(size)),
             "formatVersion": .integer(Int64(metadata.formatVersion)),
             "appSchemaVersion": .integer(Int64(metadata.appSchemaVersion)),

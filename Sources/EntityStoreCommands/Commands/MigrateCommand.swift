@@ -15,7 +15,7 @@ public struct MigrateCommand: ParsableCommand {
 
     public func run() throws {
         let (from, to) = try reportingFailures { try Snapshot.migrate(at: snapshot) }
-        print(from == to
+        printEscaped(from == to
             ? "\(snapshot) is already at format version \(to)"
             : "migrated \(snapshot) from format version \(from) to \(to)")
     }

@@ -86,8 +86,13 @@ public struct PushCommand: ParsableCommand {
         #if PostgreSQL
         let target = try connection.target(url)
         let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
+        // Dynamic records hold a date as its text: the file's kinds say which fields are dates.
+        let metadata = try reportingFailures(snapshot) { try Snapshot.metadata(at: snapshot) }
+        let dates = Dictionary(metadata.tables.map { table in
+            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
+        }, uniquingKeysWith: { $0.union($1) })
         let state = store.state
-        let summary = try runAsync { try await state.writeSnapshot(to: target) }
+        let summary = try runAsync { try await state.writeSnapshot(to: target, dateFields: dates) }
         printEscaped("pushed \(summary.rows) rows in \(summary.tables.count) tables to \(target) at position \(summary.position) in \(summary.duration)")
         #else
         throw CommandFailure(PostgresConnectionOptions.unavailable)
@@ -127,16 +132,19 @@ public struct PullCommand: ParsableCommand {
         let target = try connection.target(url)
         let selection: PostgresSelection = tables.isEmpty ? .all : .tables(tables)
         let wanted = tables
-        let state = try runAsync { () async throws -> EntityState in
-            if !wanted.isEmpty {
-                let metadata = try await PostgresStore.metadata(of: target)
-                for name in wanted where metadata.table(named: name) == nil {
-                    throw CommandFailure("the store in schema '\(target.schema)' has no table '\(name)'")
-                }
+        let (state, metadata) = try runAsync { () async throws -> (EntityState, PostgresStoreMetadata) in
+            let metadata = try await PostgresStore.metadata(of: target)
+            for name in wanted where metadata.table(named: name) == nil {
+                throw CommandFailure("the store in schema '\(target.schema)' has no table '\(name)'")
             }
-            return try await EntityStore.restoringDynamic(from: target, selection: selection).state
+            return (try await EntityStore.restoringDynamic(from: target, selection: selection).state, metadata)
         }
-        let summary = try reportingFailures(output) { try state.writeSnapshot(to: output) }
+        // Dynamic records hold a date as its text: the store's kinds say which fields are dates.
+        var options = SnapshotOptions()
+        options.dateFields = Dictionary(metadata.tables.map { table in
+            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
+        }, uniquingKeysWith: { $0.union($1) })
+        let summary = try reportingFailures(output) { try state.writeSnapshot(to: output, options: options) }
         let rows = summary.tables.reduce(0) { $0 + $1.rows }
         printEscaped("pulled \(rows) rows in \(summary.tables.count) tables from \(target) into \(output)")
         #else
@@ -176,7 +184,10 @@ extension InspectCommand {
             print(value.serialized(sortedKeys: true, pretty: true))
             return
         }
-        printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), change log positions \(metadata.logStart + 1)...\(metadata.head)")
+        // A snapshot starts the log afresh (log_start = head): no position to show yet.
+        let log = metadata.logStart < metadata.head
+            ? "change log positions \(metadata.logStart + 1)...\(metadata.head)" : "change log empty, head \(metadata.head)"
+        printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), \(log)")
         for table in metadata.tables {
             printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
             for column in table.columns { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }

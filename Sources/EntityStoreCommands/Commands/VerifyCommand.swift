@@ -19,7 +19,7 @@ public struct VerifyCommand: ParsableCommand {
             throw CommandFailure("\(snapshot): " + report.problems.joined(separator: "; "))
         }
         let rows = report.rowCounts.values.reduce(0, +)
-        print("OK: \(snapshot): format version \(report.formatVersion ?? 0), \(report.rowCounts.count) tables, \(rows) rows")
+        printEscaped("OK: \(snapshot): format version \(report.formatVersion ?? 0), \(report.rowCounts.count) tables, \(rows) rows")
         for note in report.notes { printEscaped("note: \(note)") }
     }
 }

@@ -34,7 +34,7 @@ public struct SnapshotCommand<Context: SnapshotCommandContext>: ParsableCommand 
             try OutputFile.writingSnapshot(to: output) { try store.snapshot(to: output, options: options) }
         }
         bar.finish()
-        print("wrote \(summary.rowCount) rows to \(output) (\(summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")))")
+        printEscaped("wrote \(summary.rowCount) rows to \(output) (\(summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")))")
     }
 }
 
@@ -60,6 +60,6 @@ public struct RestoreCommand<Context: SnapshotCommandContext>: ParsableCommand {
         options.progress = { bar.update($0.rowsDone, of: $0.totalRows) }
         let summary = try reportingFailures(snapshot) { try store.restore(from: snapshot, options: options) }
         bar.finish()
-        print("restored \(summary.rowCount) rows from \(snapshot) (\(summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")))")
+        printEscaped("restored \(summary.rowCount) rows from \(snapshot) (\(summary.tables.map { "\($0.name) \($0.rows)" }.joined(separator: ", ")))")
     }
 }

@@ -6,11 +6,13 @@ public struct CommandFailure: Error, CustomStringConvertible {
     /// The line to print, naming the file, table, record or field at fault.
     public let message: String
 
-    /// A failure with `message`, made one printable line: control characters escaped
-    /// (names and values from the input may hold any), and at most a few hundred
-    /// characters (a library error may quote a whole SQL statement or record).
+    /// A failure with `message`, made one printable line: passwords hidden (it may quote
+    /// a URL), control characters escaped (names and values from the input may hold
+    /// any), and at most a few hundred characters (a library error may quote a whole SQL
+    /// statement or record).
     public init(_ message: String) {
-        self.message = Echo.capped(message)
+        // Redacted before the cut, which could leave a password without the `@` that marks it.
+        self.message = Echo.capped(Redaction.redacted(message))
     }
 
     public var description: String { message }

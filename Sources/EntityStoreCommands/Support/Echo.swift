@@ -82,8 +82,9 @@ enum Echo {
     }
 }
 
-/// Prints a line of text to standard output with its control characters escaped (see
-/// ``Echo/escaped(_:)``): for lines that hold names or values from the input.
+/// Prints a line of text to standard output with its passwords hidden (see
+/// ``Redaction``) and its control characters escaped (see ``Echo/escaped(_:)``): for
+/// lines that hold paths, URLs, names or values from the input.
 func printEscaped(_ line: String) {
-    print(Echo.escaped(line))
+    print(Echo.escaped(Redaction.redacted(line)))
 }

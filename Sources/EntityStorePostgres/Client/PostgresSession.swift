@@ -394,7 +394,7 @@ final class PostgresSession {
             return .connectionFailed(server: server, reason: "the server does not offer TLS, which sslmode=\(sslMode) demands")
         }
         if lowered.contains("certificate verify failed") || lowered.contains("root certificate file") || lowered.contains("server certificate for") {
-            return .connectionFailed(server: server, reason: "TLS: the server's certificate is not trusted (\(message))")
+            return .connectionFailed(server: server, reason: "TLS: sslmode=\(sslMode) cannot verify the server's certificate (\(message))")
         }
         if lowered.contains("could not translate host name") || lowered.contains("name or service not known") {
             return .connectionFailed(server: server, reason: "unknown host (the name does not resolve)")

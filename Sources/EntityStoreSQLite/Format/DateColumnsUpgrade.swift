@@ -1,3 +1,4 @@
+import EntityStore
 import Foundation
 
 /// Format 2's code step: every column of kind `date` goes from REAL seconds since 1970 to

@@ -9,7 +9,8 @@ import EntityStore
 /// numbers and strings. Whether `NULL` then means `null`, a missing field, or either
 /// (told apart per row by the hidden ``NullMeaning/absentFieldsColumn``) is recorded per
 /// column (``NullMeaning``). Fields with values of several kinds, or nested values, are
-/// JSON text, which spells `null` itself.
+/// JSON text, which spells `null` itself. Fields named as dates are `date` columns: no
+/// JSON kind tells a date's text from a string.
 struct DynamicKinds {
     private(set) var kinds: [String: ColumnKind] = [:]
     private(set) var nulls: [String: NullMeaning] = [:]
@@ -19,9 +20,9 @@ struct DynamicKinds {
     private var hasEither = false
 
     /// The columns for `rows`; fields come in `preferredOrder` (each listed field is a
-    /// column, even one no record has), then the others by name.
+    /// column, even one no record has), then the others by name; `dateFields` are dates.
     /// - Complexity: O(n × fields) for n records.
-    init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = []) {
+    init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = [], dateFields: Set<String> = []) {
         var seen: [String: ColumnKind] = [:]
         var mixed: Set<String> = []
         var hasNull: Set<String> = []
@@ -31,10 +32,12 @@ struct DynamicKinds {
             rowCount += 1
             for (name, value) in record.fields {
                 present[name, default: 0] += 1
-                guard let kind = Self.kind(of: value) else {
+                guard var kind = Self.kind(of: value) else {
                     hasNull.insert(name)
                     continue
                 }
+                // Whatever its values: one that is not a date's text fails the write.
+                if dateFields.contains(name) { kind = .date }
                 if mixed.contains(name) { continue }
                 if let previous = seen[name] {
                     if previous == kind { continue }
@@ -102,7 +105,10 @@ struct DynamicKinds {
 
     /// Why a record does not fit columns decided earlier (an incremental save then
     /// writes the whole file again).
-    struct Mismatch: Error {}
+    struct Mismatch: Error {
+        /// What does not fit, when a full write should say it.
+        var detail: String?
+    }
 
     /// The record as named column values in column order: the id first, missing fields
     /// left out (NULL), the hidden column when the record lacks an `either` field.
@@ -148,6 +154,15 @@ struct DynamicKinds {
         guard let valueKind = Self.kind(of: value) else {
             guard nulls[name] != .absent else { throw Mismatch() }
             return EncodedValue(value: .null, kind: nil)
+        }
+        if kind == .date {
+            // Written in the format's one text per instant, whichever form was read.
+            guard case let .string(text) = value, let date = try? DateText.date(parsing: text),
+                  let canonical = try? DateText.string(from: date)
+            else {
+                throw Mismatch(detail: "field '\(name)' holds \(value.serialized().prefix(80)), not a date")
+            }
+            return EncodedValue(value: .text(canonical), kind: .date)
         }
         guard kind == valueKind || kind == .number && (valueKind == .integer || valueKind == .double) else { throw Mismatch() }
         let encoded = RowEncoder.encode(value)

@@ -1,3 +1,4 @@
+import EntityStore
 import Foundation
 
 /// Brings a snapshot's metadata (`entitystore_tables`, `_columns`, `_indexes`,

@@ -25,6 +25,11 @@ public struct SnapshotOptions: Sendable {
     /// this order, and the others after them by name (the default for every field). A
     /// listed field that no record has is a column of NULLs, read back as missing.
     public var fieldOrder: [String: [String]] = [:]
+    /// The fields of dynamic tables that hold dates, by table name: their values, the
+    /// format's date text (what dynamic readers give for a `date` column), are written as
+    /// `date` columns, which a typed app reads as `Date`. A value that is not a date's
+    /// text fails the write.
+    public var dateFields: [String: Set<String>] = [:]
     /// Whether a write records when it happened (`created_at` in `entitystore_meta`). Off,
     /// the file depends on the state alone: the same state writes the same bytes.
     public var recordsCreationTime = true

@@ -175,7 +175,7 @@ struct SnapshotWriter {
         let name = table.name
         var writer = TableRowWriter(table: name, connection: connection)
         if let dynamic = view as? TableView<DynamicRecord> {
-            let kinds = DynamicKinds(rows: dynamic, preferredOrder: options.fieldOrder[name] ?? [])
+            let kinds = DynamicKinds(rows: dynamic, preferredOrder: options.fieldOrder[name] ?? [], dateFields: options.dateFields[name] ?? [])
             try writer.declare(kinds.columns)
             try RowPipeline.write(rows: dynamic.count, table: name, with: &writer, progress: progress) { emit in
                 for record in dynamic {
@@ -183,7 +183,8 @@ struct SnapshotWriter {
                     do { fields = try kinds.fields(of: record) } catch let error as SnapshotError {
                         throw error.naming(table: name)
                     } catch {
-                        throw SnapshotError.encodingFailed(table: name, detail: "record \(record.id) does not fit the columns chosen for it")
+                        let detail = (error as? DynamicKinds.Mismatch)?.detail.map { ": \($0)" } ?? ""
+                        throw SnapshotError.encodingFailed(table: name, detail: "record \(record.id) does not fit the columns chosen for it" + detail)
                     }
                     try emit(fields)
                 }

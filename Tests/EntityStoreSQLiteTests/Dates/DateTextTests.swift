@@ -1,5 +1,6 @@
-import EntityStoreTestSupport
+import EntityStore
 import EntityStoreSQLite
+import EntityStoreTestSupport
 import Foundation
 import Testing
 

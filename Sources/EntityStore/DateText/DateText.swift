@@ -27,6 +27,9 @@ import Foundation
 /// Reading also accepts what people and SQLite write by hand: `Z` or no offset instead of
 /// `+00:00`, a space instead of `T`, no seconds, no time, trailing zeros in the fraction.
 /// No other offset is accepted.
+///
+/// It lives here, beside the dynamic records, because it is also how they hold a date,
+/// whether read from a snapshot file or from PostgreSQL.
 package enum DateText {
     /// Seconds from 1970-01-01T00:00:00Z to `Date`'s reference date, 2001-01-01T00:00:00Z.
     static let unixOffset: Int64 = 978_307_200
