@@ -11,7 +11,7 @@ struct EntityStoreTool: ParsableCommand {
         subcommands: [
             DemoCommand.self, ImportCommand.self, ExportCommand.self, InspectCommand.self, VerifyCommand.self,
             QueryCommand.self, ShellCommand.self, DiffCommand.self, MigrateCommand.self, FixtureCommand.self,
-            PushCommand.self, PullCommand.self,
+            PushCommand.self, PullCommand.self, RepairCommand.self,
         ])
 
     /// Runs the command; no failure message shows a password typed in an argument.

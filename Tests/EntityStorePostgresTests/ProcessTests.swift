@@ -207,6 +207,18 @@ struct PostgresProcessTests {
         try copy.restore(from: full)
         #expect(copy.state[orders].all() == store.state[orders].all())
 
+        // A row written by hand: a load fails naming `repair`, which recounts and is quiet.
+        _ = try await TestServer.rows(target, "DELETE FROM \"\(target.schema)\".orders WHERE id = 0")
+        let broken = try Child(tool, ["pull", address, "-o", directory.appendingPathComponent("broken.sqlite").path])
+        #expect(try await broken.finish() == 1, "\(broken.text)")
+        #expect(broken.text.contains("entity-store repair"), "\(broken.text)")
+        let repair = try Child(tool, ["repair", address])
+        #expect(try await repair.finish() == 0, "\(repair.text)")
+        #expect(repair.text.contains("table orders: 60 rows recorded, 59 held"), "\(repair.text)")
+        #expect(!repair.text.contains(password))
+        let repaired = try Child(tool, ["pull", address, "-o", directory.appendingPathComponent("repaired.sqlite").path])
+        #expect(try await repaired.finish() == 0, "\(repaired.text)")
+
         // The PG* variables instead of a URL; a wrong password is one line, without it.
         var environment = ProcessInfo.processInfo.environment
         environment["PGHOST"] = target.host

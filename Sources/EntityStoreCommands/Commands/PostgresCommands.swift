@@ -199,3 +199,37 @@ extension InspectCommand {
     }
 }
 #endif
+
+/// `entity-store repair [URL]`: recover a store whose tables were written by hand.
+public struct RepairCommand: ParsableCommand {
+    /// The command's name, help and example.
+    public static let configuration = CommandConfiguration(
+        commandName: "repair",
+        abstract: "Recount a PostgreSQL store's tables after they were written by hand, and make every replica reload.",
+        discussion: """
+            Rows written with psql or another program bypass the change log: replicas never pull them, and an \
+            insert or delete leaves the recorded row counts wrong, which every open and pull then refuses. This \
+            recounts every table into the metadata and moves the change log past its head, in one transaction \
+            (pushes wait for it), so every replica reloads on its next pull. The connection is as for push.
+            Example: entity-store repair postgres://me@localhost/app?schema=shop
+            """)
+
+    @Argument(help: "postgres:// URL (default: the PG* variables).")
+    var url: String?
+
+    @OptionGroup var connection: PostgresConnectionOptions
+
+    /// A command with no arguments yet (the argument parser fills them).
+    public init() {}
+
+    /// One `count(*)` per table (O(n)), in one transaction.
+    public func run() throws {
+        #if PostgreSQL
+        let target = try connection.target(url)
+        let summary = try runAsync { try await target.repairStore() }
+        printEscaped(summary.description)
+        #else
+        throw CommandFailure(PostgresConnectionOptions.unavailable)
+        #endif
+    }
+}
