@@ -186,14 +186,6 @@ long es_fault_disarm(const char *prefix) {
     return count;
 }
 
-long es_fault_count(const char *prefix) {
-    pthread_mutex_lock(&planLock);
-    Plan *plan = planOver(prefix);
-    long count = plan != NULL ? plan->count : 0;
-    pthread_mutex_unlock(&planLock);
-    return count;
-}
-
 int es_fault_struck_kind(const char *prefix) {
     pthread_mutex_lock(&planLock);
     Plan *plan = planOver(prefix);

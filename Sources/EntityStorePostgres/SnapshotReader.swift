@@ -320,7 +320,7 @@ struct TypedFeed<T: TypedTable>: TableFeed {
     let binds: [PostgresParameter]
     /// The row count the metadata records, checked for a whole table.
     let expected: Int?
-    let channel = ChunkChannel<T.Element>()
+    let channel = UnboundedChunkChannel<T.Element>()
     static var chunkSize: Int { 1024 }
 
     func build(into transaction: Transaction) throws {

@@ -53,9 +53,6 @@ long es_fault_disarm(const char *prefix);
 /// Whether the plan over `prefix` struck (the chosen operation was reached).
 int es_fault_struck(const char *prefix);
 
-/// How many operations the plan over `prefix` has counted so far.
-long es_fault_count(const char *prefix);
-
 /// The kind (one ES_FAULT_* bit) of the operation the plan over `prefix` struck at, or 0.
 int es_fault_struck_kind(const char *prefix);
 

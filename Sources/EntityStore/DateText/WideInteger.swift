@@ -61,9 +61,6 @@ struct WideInteger: Equatable {
         self.isNegative = negative && !limbs.isEmpty
     }
 
-    /// Whether the value is zero.
-    var isZero: Bool { limbs.isEmpty }
-
     /// The value with the opposite sign.
     var negated: WideInteger { WideInteger(limbs: limbs, negative: !isNegative) }
 

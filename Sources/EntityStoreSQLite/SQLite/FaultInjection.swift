@@ -80,9 +80,6 @@ package enum FaultInjection {
         return resolved.hasSuffix("/") ? resolved : resolved + "/"
     }
 
-    /// How many operations the plan over `directory` has counted so far.
-    package static func operationCount(directory: String) -> Int { es_fault_count(prefix(of: directory)) }
-
     /// The kind and file of the operation the plan over `directory` struck at, if it struck.
     package static func struckOperation(directory: String) -> (kind: Operations, path: String)? {
         let prefix = prefix(of: directory)

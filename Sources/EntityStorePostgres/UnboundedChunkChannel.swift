@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Unbounded: the reading side is the connection's thread, which must keep draining the
 /// server, so it only appends; the building thread waits on the condition.
-final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
+final class UnboundedChunkChannel<Element: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored property is read and written only while
     // `condition` is locked, so the two threads never touch them at once.
     private let condition = NSCondition()
