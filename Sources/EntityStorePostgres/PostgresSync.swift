@@ -109,7 +109,8 @@ public final class PostgresSync: Sendable {
     private let operations = AsyncLock()
     /// The sync's one connection, kept between operations (which `operations` serializes).
     private let connectionBox = Lock<PostgresConnection?>(nil)
-    private let hookToken = Lock<Observation?>(nil)
+    /// The local commits published since they were last folded into `pending`.
+    private let journal: CommitJournal
 
     /// The commit name of the commits a sync makes itself (pulls, undos): they are others'
     /// changes, never pushed back.
@@ -122,8 +123,6 @@ public final class PostgresSync: Sendable {
         var position: Int64 = -1
         /// Positions of this replica's own pushes after `position`.
         var mine: Set<Int64> = []
-        /// Published transitions not yet folded into `pending`.
-        var transitions: [Transition] = []
         /// IDs changed locally and not pushed, per table, each with the change-log
         /// position its local value is based on: a push conflicts on a row another process
         /// changed after that position, even if a pull has since moved the replica past it
@@ -131,14 +130,6 @@ public final class PostgresSync: Sendable {
         var pending: [String: [AnyHashable: Int64]] = [:]
         /// A local commit replaced everything (a restore): only a full snapshot can push it.
         var replacedLocally = false
-        /// Change sets captured for `write(retrying:)`, by commit name.
-        var captured: [String: ChangeSet] = [:]
-        var capturing: Set<String> = []
-    }
-
-    struct Transition: Sendable {
-        let changeSet: ChangeSet
-        let follows: Bool
     }
 
     /// A sync for `store` and the store in `target`'s schema. Local commits are recorded
@@ -149,29 +140,20 @@ public final class PostgresSync: Sendable {
         self.target = target
         self.options = options
         (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
-        let shared = Lock(Shared())
-        self.shared = shared
-        let token = store.core.addPublishHook(startingWith: { _ in }) { changes in
-            shared.withLock { state in
-                if changes.name == Self.ownCommitName { return }
-                if state.capturing.contains(changes.name) { state.captured[changes.name] = changes.current.changeSet }
-                state.transitions.append(Transition(
-                    changeSet: changes.current.changeSet, follows: changes.current.followsByChangeSet(changes.previous)))
-            }
-        }
-        hookToken.withLock { $0 = token }
+        shared = Lock(Shared())
+        journal = CommitJournal(store, skipping: Self.ownCommitName)
     }
 
     deinit {
         continuation.finish()
-        hookToken.withLock { $0?.cancel() }
+        journal.stop()
         // The connection closes itself when released.
     }
 
     /// Closes the sync's connection (the next operation opens a new one) and stops
     /// recording local commits. Call it when done; releasing the sync does it too.
     public func close() async {
-        hookToken.withLock { $0?.cancel() }
+        journal.stop()
         if let connection = connectionBox.withLock({ open in defer { open = nil }; return open }) {
             await connection.close()
         }
@@ -218,8 +200,8 @@ public final class PostgresSync: Sendable {
     }
 
     private func clearLocalChanges() {
+        _ = journal.take()
         shared.withLock {
-            $0.transitions = []
             $0.pending = [:]
             $0.replacedLocally = false
         }
@@ -230,26 +212,28 @@ public final class PostgresSync: Sendable {
     /// keeps the local value of every row changed and not pushed, still pending on its old
     /// base, so its push reports the conflict instead of the reload dropping it.
     private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
-        if reason == nil { clearLocalChanges() }
         let (state, metadata) = try await PostgresSnapshotReader(target: target).read(schema: store.schema)
         let tables = store.schema.tables
         do {
+            // Inside the commit, so a local commit lands before it (and is kept or
+            // forgotten with the others) or after it (on the loaded state, pending).
             try store.replaceAll(with: state, name: Self.ownCommitName) { replaced, transaction in
-                guard reason != nil else { return }
-                let pending = absorbTransitions().pending
-                for table in tables {
-                    guard let ids = pending[table.name], let typed = table as? any TypedTable else { continue }
-                    try keepLocal(typed, ids: ids, from: replaced, in: transaction)
+                if reason == nil {
+                    clearLocalChanges()
+                } else {
+                    let pending = absorbTransitions().pending
+                    for table in tables {
+                        guard let ids = pending[table.name], let typed = table as? any TypedTable else { continue }
+                        try keepLocal(typed, ids: ids, from: replaced, in: transaction)
+                    }
+                }
+                shared.withLock {
+                    $0.position = metadata.head
+                    $0.mine = []
                 }
             }
         } catch {
             throw .invalidData(table: "?", detail: String(describing: error))
-        }
-        shared.withLock {
-            $0.position = metadata.head
-            $0.mine = []
-            $0.transitions = []
-            if reason == nil { $0.pending = [:] }
         }
         if let reason { report(.reloaded(position: metadata.head, reason: reason)) }
         return metadata.head
@@ -294,20 +278,22 @@ public final class PostgresSync: Sendable {
     /// on the replica's position.
     private func absorbTransitions() -> (pending: [String: [AnyHashable: Int64]], replaced: Bool, position: Int64, mine: Set<Int64>) {
         let tables = store.schema.tables
+        // Taken and folded under the sync's operations (or inside a commit), so no other
+        // fold runs between the two.
+        let entries = journal.take()
         return shared.withLock { state in
-            for transition in state.transitions {
-                if !transition.follows || transition.changeSet.replacedAll {
+            for entry in entries {
+                guard let changeSet = entry.changeSet else {
                     state.replacedLocally = true
                     continue
                 }
-                for table in tables where transition.changeSet.changed(table: table.name) {
+                for table in tables where changeSet.changed(table: table.name) {
                     guard let typed = table as? any TypedTable else { continue }
-                    for id in changedIDs(typed, transition.changeSet) where state.pending[table.name]?[id] == nil {
+                    for id in changedIDs(typed, changeSet) where state.pending[table.name]?[id] == nil {
                         state.pending[table.name, default: [:]][id] = state.position
                     }
                 }
             }
-            state.transitions = []
             return (state.pending, state.replacedLocally, state.position, state.mine)
         }
     }
@@ -496,18 +482,9 @@ public final class PostgresSync: Sendable {
     private func optimisticWrite<Result: Sendable>(_ body: (Transaction) throws -> Result, lastAttempt: Bool) async throws -> Result? {
         let pendingBefore = absorbTransitions().pending
         let name = "entitystore.postgres.write." + UUID().uuidString
-        shared.withLock { _ = $0.capturing.insert(name) }
-        let result: Result
-        do {
-            result = try store.write(name, body)
-        } catch {
-            shared.withLock { _ = $0.capturing.remove(name) }
-            throw error
-        }
-        let changeSet = shared.withLock { state -> ChangeSet? in
-            state.capturing.remove(name)
-            return state.captured.removeValue(forKey: name)
-        }
+        let result = try store.write(name, body)
+        // Still in the journal: only the operations, which this holds, take from it.
+        let changeSet = journal.changeSet(ofLatest: name)
         do {
             _ = try await pushLocked()
             return result

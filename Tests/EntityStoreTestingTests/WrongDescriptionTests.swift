@@ -71,11 +71,19 @@ struct WrongDescriptionTests {
         }
         #expect(try #require(changeSet.single()).message.contains("the table 'novels', which the store does not have"))
         let byType = try withRecordedFailures {
-            try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(10) } } expected: {
-                $0[Priced.self].removed = [10]
+            try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(11) } } expected: {
+                $0[Priced.self].removed = [11]
             }
         }
         #expect(byType.isEmpty, "\(byType)")
+        // A write that changes nothing publishes nothing: the change set of the commit
+        // before it is not this operation's.
+        let nothing = try withRecordedFailures {
+            try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(11) } } expected: {
+                $0[Priced.self].removed = [11]
+            }
+        }
+        #expect(nothing.single()?.message.contains("expected but not removed: [11]") == true, "\(nothing)")
     }
 
     @Test("optional chaining on a row the write removed, or never had, fails instead of doing nothing")

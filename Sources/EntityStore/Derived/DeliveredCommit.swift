@@ -50,7 +50,7 @@ final class DeliveredCommit {
         self.version = changes.version
         self.revision = changes.current.revision
         let changeSet = changes.current.changeSet
-        self.replacesAll = changeSet.replacedAll || !changes.current.followsByChangeSet(changes.previous)
+        self.replacesAll = changes.current.exactChanges(since: changes.previous) == nil
         // A table is read only when it changed, so it has a slot.
         slots = .allocate(capacity: changeSet.tables.count)
         slots.initialize(repeating: nil)

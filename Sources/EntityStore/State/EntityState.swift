@@ -70,6 +70,16 @@ public struct EntityState: Sendable, Equatable {
         return revision > previous.revision && changeSet.baseRevision == previous.revision
     }
 
+    /// The change set that says exactly, row by row, what changed since `previous`: empty
+    /// for the same state, ``changeSet`` when it leads from `previous` and is not a
+    /// restore's, nil otherwise (a restore, a raw core commit to another state). The one
+    /// test every reader of commits uses before applying a change set. O(1).
+    public func exactChanges(since previous: EntityState) -> ChangeSet? {
+        guard followsByChangeSet(previous) else { return nil }
+        if revision == previous.revision { return ChangeSet() }
+        return changeSet.replacedAll ? nil : changeSet
+    }
+
     /// The revision that last changed the table named `name`, or nil if undeclared. O(1).
     public func version(ofTable name: String) -> UInt64? {
         schema.positions[name].map { tables[$0].version }

@@ -30,20 +30,12 @@ public final class SnapshotFile: Sendable {
     /// The store it follows.
     public let store: EntityStore
     private let options: SnapshotOptions
-    /// The transitions published since the last save, recorded by a publish hook.
-    private let journal: Lock<[ChangeRecord]>
+    /// The commits published since the last save.
+    private let journal: CommitJournal
     /// Serializes saves and owns what they share.
     private let saver: Lock<Saver>
-    private let hook: Observation
     /// The path as recorded among those open snapshot files keep.
     private let kept: OpenSnapshotFiles.Key?
-
-    /// One published transition: the revision it led to, and its change set if that says
-    /// exactly what changed (nil when the raw core set the state to another one).
-    private struct ChangeRecord: Sendable {
-        let to: UInt64
-        let changeSet: ChangeSet?
-    }
 
     /// What saves share, only touched with the saver lock held.
     private struct Saver: Sendable {
@@ -71,17 +63,11 @@ public final class SnapshotFile: Sendable {
         self.path = path
         self.store = store
         self.options = options
-        let journal = Lock<[ChangeRecord]>([])
+        // Registered atomically with reading the committed state: every later commit is
+        // recorded, in publish order, and none before it.
+        let journal = CommitJournal(store)
         self.journal = journal
-        // Registered atomically with reading the committed state: every later transition
-        // is recorded, in publish order, and none before it.
-        var initial: EntityState?
-        self.hook = store.core.addPublishHook(startingWith: { initial = $0 }) { changes in
-            let current = changes.current
-            let record = ChangeRecord(to: current.revision, changeSet: current.followsByChangeSet(changes.previous) ? current.changeSet : nil)
-            journal.withLock { $0.append(record) }
-        }
-        let state = initial ?? store.core.committedState
+        let state = journal.start
         kept = OpenSnapshotFiles.retain(path)
         var saver = Saver(live: nil, savedState: state)
         do throws(SnapshotError) {
@@ -112,7 +98,7 @@ public final class SnapshotFile: Sendable {
     }
 
     /// The number of commits recorded since the last save.
-    public var pendingCommits: Int { journal.withLock { $0.count } }
+    public var pendingCommits: Int { journal.count }
 
     /// The state the file holds: the one the last successful ``save()`` wrote, or, before
     /// any, the store's state when the file was opened. Waits for a save under way.
@@ -146,11 +132,7 @@ public final class SnapshotFile: Sendable {
         let start = ContinuousClock.now
         // The transitions up to it: through the last one that led to it (revisions are
         // never reused, so a later one leading to it again led to the same state).
-        let records = journal.withLock { journal in
-            let count = journal.lastIndex { $0.to == state.revision }.map { $0 + 1 } ?? 0
-            defer { journal.removeFirst(count) }
-            return Array(journal.prefix(count))
-        }
+        let records = journal.take(through: state.revision)
         do {
             if let open = saver.live, !open.isCurrent(path: path) {
                 // The file was removed or replaced: the connection writes a file no
@@ -159,7 +141,7 @@ public final class SnapshotFile: Sendable {
                 try? open.close(path: path)
                 saver.fileIsUncertain = true
             }
-            guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = Self.chain(records)
+            guard !saver.fileIsUncertain, FileSystem.exists(path), let changeSets = CommitJournal.chain(records, from: saver.savedState.revision)
             else {
                 return try Self.writeFull(state, to: path, options: options, saver: &saver)
             }
@@ -184,24 +166,11 @@ public final class SnapshotFile: Sendable {
 
     /// After a failed save: the changes go back for the next attempt, the connection is
     /// dropped (SQLite may have left it mid-transaction), and the file counts as uncertain.
-    private func failed(_ error: any Error, records: [ChangeRecord], saver: inout Saver) -> SnapshotError {
-        journal.withLock { $0.insert(contentsOf: records, at: 0) }
+    private func failed(_ error: any Error, records: [CommitJournal.Entry], saver: inout Saver) -> SnapshotError {
+        journal.putBack(records)
         if let open = saver.live.take() { try? open.close(path: path) }
         saver.fileIsUncertain = true
         return (error as? SnapshotError) ?? .io(path: path, message: String(describing: error))
-    }
-
-    /// The change sets of the transitions since the saved state (each published right
-    /// after the one before, so they form one chain from it), or nil when one of them does
-    /// not say exactly what changed row by row (a restore, a state set by the raw core).
-    private static func chain(_ records: [ChangeRecord]) -> [ChangeSet]? {
-        var changeSets: [ChangeSet] = []
-        changeSets.reserveCapacity(records.count)
-        for record in records {
-            guard let changeSet = record.changeSet, !changeSet.replacedAll else { return nil }
-            changeSets.append(changeSet)
-        }
-        return changeSets
     }
 
     /// Replaces the file with a full snapshot of `state`, closing the open connection

@@ -14,7 +14,7 @@ struct ChangeComparison {
     /// Every difference, one line each (with indented field lines), in schema order.
     func problems() -> [String] {
         var problems: [String] = []
-        let changeSet = changeSet ?? (after.followsByChangeSet(before) && !after.changeSet.replacedAll ? after.changeSet : nil)
+        let changeSet = changeSet ?? after.exactChanges(since: before)
         for table in after.schema.tables {
             guard let typed = table as? any TypedTable else { continue }
             problems += compare(typed, changeSet: changeSet)

@@ -94,8 +94,7 @@ extension EntityStore {
         let after = state
         var description = ExpectedChangeSet(schema: schema)
         try expected(&description)
-        let source: ChangeSetComparison.Source = after.followsByChangeSet(before) && !after.changeSet.replacedAll
-            ? .changeSet(after.changeSet) : .states(before, after)
+        let source: ChangeSetComparison.Source = after.exactChanges(since: before).map { .changeSet($0) } ?? .states(before, after)
         let problems = description.log.problems
             + ChangeSetComparison(schema: schema, source: source, expected: description, exhaustivity: exhaustivity).problems()
         if !problems.isEmpty {

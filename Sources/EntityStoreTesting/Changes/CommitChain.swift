@@ -7,15 +7,7 @@ import StoreCore
 /// of the store.
 final class CommitChain: Sendable {
     private let store: EntityStore
-    private let recorded = Lock<Recorded>(Recorded())
-    private let hook = Lock<Observation?>(nil)
-
-    private struct Recorded: Sendable {
-        var before: EntityState?
-        var transitions: [Changes<EntityState>] = []
-        /// More commits than it is worth merging (then the comparison reads the tables).
-        var overflowed = false
-    }
+    private let journal: CommitJournal
 
     /// The most commits merged; past it the comparison reads the changed tables instead.
     static let limit = 10_000
@@ -23,38 +15,20 @@ final class CommitChain: Sendable {
     /// Starts recording; ``before`` is the state the recording starts from.
     init(_ store: EntityStore) {
         self.store = store
-        let recorded = self.recorded
-        let token = store.core.addPublishHook(startingWith: { state in recorded.withLock { $0.before = state } }) { changes in
-            recorded.withLock { recorded in
-                if recorded.transitions.count < Self.limit { recorded.transitions.append(changes) } else { recorded.overflowed = true }
-            }
-        }
-        hook.withLock { $0 = token }
+        journal = CommitJournal(store, limit: Self.limit, keepingStates: true)
     }
 
     /// The state when the recording started (the last published one).
-    var before: EntityState { recorded.withLock { $0.before } ?? store.state }
+    var before: EntityState { journal.start }
 
     /// Stops recording; returns the change set leading from ``before`` to `after`, or nil
     /// when the commits do not chain from one to the other (another thread committed in
     /// between, a commit replaced everything, too many commits).
     /// - Complexity: O(changed rows of the commits).
     func finish(at after: EntityState) -> ChangeSet? {
-        hook.withLock { $0?.cancel() }
-        let (before, transitions, overflowed) = recorded.withLock { ($0.before, $0.transitions, $0.overflowed) }
-        guard let before, !overflowed else { return nil }
-        if transitions.isEmpty { return after.revision == before.revision ? ChangeSet() : nil }
-        var revision = before.revision
-        var merged: ChangeSet?
-        for transition in transitions {
-            let current = transition.current
-            guard transition.previous.revision == revision, current.followsByChangeSet(transition.previous),
-                  !current.changeSet.replacedAll
-            else { return nil }
-            merged = merged.map { $0.merged(with: current.changeSet, in: current) } ?? current.changeSet
-            revision = current.revision
-        }
-        guard revision == after.revision else { return nil }
-        return merged
+        journal.stop()
+        let entries = journal.take()
+        guard !journal.overflowed, (entries.last?.revision ?? before.revision) == after.revision else { return nil }
+        return CommitJournal.merged(entries, from: before)
     }
 }
