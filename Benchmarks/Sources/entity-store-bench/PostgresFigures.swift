@@ -11,13 +11,14 @@ struct PostgresFigures {
     let repetitions: Repetitions
     let url: String
 
-    /// `pg_push`, `pg_pull`, `pg_push_1pct`, `sync_latency_ms`, `sync_latency_p99_ms` and the
-    /// fan-out latencies `sync_fanout_N_p50_ms` and `sync_fanout_N_p99_ms` (N = 1, 4, 8) on `store`.
+    /// `pg_push`, `pg_pull`, `pg_push_1pct`, `sync_latency_ms`, `sync_latency_p99_ms`, the
+    /// fan-out latencies `sync_fanout_N_p50_ms` and `sync_fanout_N_p99_ms` (N = 1, 4, 8) and
+    /// `sync_pushes_per_s` on `store`.
     func figures(store: EntityStore) throws -> (figures: [Figure], notes: [String]) {
         let count = store.state[items].count
         var notes: [String] = []
         let pushTarget = try PostgresTarget(url: url, schema: "bench_push")
-        defer { dropSchemas(["bench_push", "bench_csv"]) }
+        defer { dropSchemas(["bench_push", "bench_csv", "bench_rawpush"]) }
 
         // pg_push: a full snapshot, against the same rows as CSV through psql's \copy.
         let csv = TemporaryFile(prefix: "items-csv")
@@ -73,9 +74,13 @@ struct PostgresFigures {
         let notifyP99 = quantile(notifyLatencies, 0.99)
         notes.append("sync_latency_ms: two replicas in one process on separate connections, 200 rounds; a bare NOTIFY to LISTEN takes p50 \(String(notifyP50, decimals: 3)) ms, p99 \(String(notifyP99, decimals: 3)) ms")
 
-        // sync_fanout_*: the same with 1, 4 and 8 listening replicas.
+        // sync_fanout_*: the same with 1, 4 and 8 listening replicas; sync_pushes_per_s:
+        // single-row pushes from two writers.
         let fanOut = try fanOutFigures(writer: store, sync: sync, target: pushTarget)
         notes.append(contentsOf: fanOut.notes)
+        progress("  sync_pushes_per_s: two writers, \(String(Self.pushRateSeconds, decimals: 0)) s per run")
+        let pushRate = try pushRateFigure(first: store, firstSync: sync, target: pushTarget)
+        notes.append(contentsOf: pushRate.notes)
         blockingIgnoringErrors { await sync.close() }
         return ([
             push, pull, incremental,
@@ -85,7 +90,7 @@ struct PostgresFigures {
             Figure(
                 name: "sync_latency_p99_ms", value: p99, unit: "ms (p99)", baseline: notifyP99, ratio: p99 / notifyP99,
                 ratioMeaning: "ours / bare NOTIFY", direction: .lowerIsBetter, baselineMeaning: "pg_notify to a LISTEN connection, p99"),
-        ] + fanOut.figures, notes)
+        ] + fanOut.figures + [pushRate.figure], notes)
     }
 
     private func writeCSV(store: EntityStore, to path: String) throws {
@@ -113,7 +118,7 @@ struct PostgresFigures {
         }
     }
 
-    private func psql(_ arguments: [String], stdin: String?) throws {
+    func psql(_ arguments: [String], stdin: String?) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
         process.arguments = [url, "-q", "-v", "ON_ERROR_STOP=1"] + arguments
@@ -285,7 +290,7 @@ struct PostgresFigures {
         return connection
     }
 
-    private func dropSchemas(_ names: [String]) {
+    func dropSchemas(_ names: [String]) {
         for name in names { try? psql(["-c", "DROP SCHEMA IF EXISTS \(name) CASCADE"], stdin: nil) }
     }
 
