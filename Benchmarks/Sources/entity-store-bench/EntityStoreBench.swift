@@ -129,7 +129,7 @@ struct EntityStoreBench: ParsableCommand {
                 report.notes.append(note)
             case "postgres":
                 guard let postgres else { throw ValidationError("--only postgres needs --postgres-url or ENTITYSTORE_POSTGRES_URL") }
-                let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+                let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms, sync_fanout, sync_pushes_per_s)") {
                     try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: try store())
                 }
                 for figure in measured.figures { report.add(figure) }
@@ -178,7 +178,7 @@ struct EntityStoreBench: ParsableCommand {
         report.notes.append(contentsOf: persistence.notes)
 
         if let postgres {
-            let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms)") {
+            let measured = try phase("PostgreSQL (pg_push, pg_pull, pg_push_1pct, sync_latency_ms, sync_fanout, sync_pushes_per_s)") {
                 try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).figures(store: store)
             }
             for figure in measured.figures { report.add(figure) }

@@ -11,12 +11,14 @@ struct PostgresFigures {
     let repetitions: Repetitions
     let url: String
 
-    /// `pg_push`, `pg_pull`, `pg_push_1pct`, `sync_latency_ms` and `sync_latency_p99_ms` on `store`.
+    /// `pg_push`, `pg_pull`, `pg_push_1pct`, `sync_latency_ms`, `sync_latency_p99_ms`, the
+    /// fan-out latencies `sync_fanout_N_p50_ms` and `sync_fanout_N_p99_ms` (N = 1, 4, 8) and
+    /// `sync_pushes_per_s` on `store`.
     func figures(store: EntityStore) throws -> (figures: [Figure], notes: [String]) {
         let count = store.state[items].count
         var notes: [String] = []
         let pushTarget = try PostgresTarget(url: url, schema: "bench_push")
-        defer { dropSchemas(["bench_push", "bench_csv"]) }
+        defer { dropSchemas(["bench_push", "bench_csv", "bench_rawpush"]) }
 
         // pg_push: a full snapshot, against the same rows as CSV through psql's \copy.
         let csv = TemporaryFile(prefix: "items-csv")
@@ -66,12 +68,20 @@ struct PostgresFigures {
         // sync_latency_ms: replica A commits and pushes; replica B, listening, pulls and its
         // derived query of the row wakes.
         let (latencies, notifyLatencies) = try syncLatencies(store: store, sync: sync, target: pushTarget, rounds: 200)
-        blockingIgnoringErrors { await sync.close() }
         let p50 = quantile(latencies, 0.5)
         let p99 = quantile(latencies, 0.99)
         let notifyP50 = quantile(notifyLatencies, 0.5)
         let notifyP99 = quantile(notifyLatencies, 0.99)
         notes.append("sync_latency_ms: two replicas in one process on separate connections, 200 rounds; a bare NOTIFY to LISTEN takes p50 \(String(notifyP50, decimals: 3)) ms, p99 \(String(notifyP99, decimals: 3)) ms")
+
+        // sync_fanout_*: the same with 1, 4 and 8 listening replicas; sync_pushes_per_s:
+        // single-row pushes from two writers.
+        let fanOut = try fanOutFigures(writer: store, sync: sync, target: pushTarget)
+        notes.append(contentsOf: fanOut.notes)
+        progress("  sync_pushes_per_s: two writers, \(String(Self.pushRateSeconds, decimals: 0)) s per run")
+        let pushRate = try pushRateFigure(first: store, firstSync: sync, target: pushTarget)
+        notes.append(contentsOf: pushRate.notes)
+        blockingIgnoringErrors { await sync.close() }
         return ([
             push, pull, incremental,
             Figure(
@@ -80,7 +90,7 @@ struct PostgresFigures {
             Figure(
                 name: "sync_latency_p99_ms", value: p99, unit: "ms (p99)", baseline: notifyP99, ratio: p99 / notifyP99,
                 ratioMeaning: "ours / bare NOTIFY", direction: .lowerIsBetter, baselineMeaning: "pg_notify to a LISTEN connection, p99"),
-        ], notes)
+        ] + fanOut.figures + [pushRate.figure], notes)
     }
 
     private func writeCSV(store: EntityStore, to path: String) throws {
@@ -108,7 +118,7 @@ struct PostgresFigures {
         }
     }
 
-    private func psql(_ arguments: [String], stdin: String?) throws {
+    func psql(_ arguments: [String], stdin: String?) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
         process.arguments = [url, "-q", "-v", "ON_ERROR_STOP=1"] + arguments
@@ -145,81 +155,149 @@ struct PostgresFigures {
     /// Commit+push on one replica to the notification of a derived query on another, and a
     /// bare NOTIFY to LISTEN, in milliseconds.
     private func syncLatencies(store: EntityStore, sync: PostgresSync, target: PostgresTarget, rounds: Int) throws -> ([Double], [Double]) {
-        let other = try makeEmptyStore()
-        let follower = PostgresSync(store: other, target: target)
-        _ = try blocking { try await follower.open() }
-        let running = Task { await follower.start() }
-        defer {
-            running.cancel()
-            blockingIgnoringErrors { await running.value; await follower.close() }
+        let latencies = try withFollowers(1, target: target) { followers in
+            try commitToObserverLatencies(writer: store, sync: sync, followers: followers, rounds: rounds, seed: 99).all
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        var generator = SplitMix64(seed: 99)
-        var latencies: [Double] = []
-        for _ in 0..<rounds {
-            let id = generator.int(in: 1...max(1, store.state[items].count))
-            let watched = other.derived(items, id: id)
-            let before = watched.value?.quantity
-            let woke = DispatchSemaphore(value: 0)
-            let observation = watched.observe { _, new in
-                if new?.quantity != before { woke.signal() }
+        let notify = try notifyLatencies(rounds: rounds, listeners: 1)
+        return (latencies, notify)
+    }
+
+    /// Runs `body` with `count` replicas of the store in `target`, each a store and a
+    /// `PostgresSync` of its own (so its own connections) loaded with `open()` and following
+    /// with `start()`; stops and closes them afterwards.
+    func withFollowers<R>(_ count: Int, target: PostgresTarget, _ body: ([EntityStore]) throws -> R) throws -> R {
+        var stores: [EntityStore] = []
+        var syncs: [PostgresSync] = []
+        var running: [Task<Void, Never>] = []
+        defer {
+            for task in running { task.cancel() }
+            let (tasks, opened) = (running, syncs)
+            blockingIgnoringErrors {
+                for task in tasks { await task.value }
+                for sync in opened { await sync.close() }
+            }
+        }
+        for index in 0..<count {
+            let store = try makeEmptyStore()
+            var options = PostgresSync.Options()
+            options.origin = "bench-follower-\(index)"
+            let sync = PostgresSync(store: store, target: target, options: options)
+            syncs.append(sync)
+            _ = try blocking { try await sync.open() }
+            stores.append(store)
+        }
+        for sync in syncs { running.append(Task.detached { await sync.start() }) }
+        Thread.sleep(forTimeInterval: 0.2 + 0.05 * Double(count))
+        return try body(stores)
+    }
+
+    /// What ``commitToObserverLatencies(writer:sync:followers:rounds:seed:warmUp:)`` measured,
+    /// in milliseconds from before each round's commit.
+    struct ObserverLatencies {
+        /// Every follower's delay of every round.
+        var all: [Double] = []
+        /// Per round: when the writer's `push()` returned, and the first and the last
+        /// follower's delay.
+        var pushed: [Double] = []
+        var first: [Double] = []
+        var last: [Double] = []
+    }
+
+    /// `rounds` times: `writer` commits a one-row update and `sync` pushes it; each of
+    /// `followers` (following the same store) has a derived query of the row, whose observer
+    /// notes when it sees the new value. The first `warmUp` rounds are not kept (they also
+    /// let the followers' LISTEN sessions settle).
+    func commitToObserverLatencies(
+        writer store: EntityStore, sync: PostgresSync, followers: [EntityStore], rounds: Int, seed: UInt64, warmUp: Int = 0
+    ) throws -> ObserverLatencies {
+        var generator = SplitMix64(seed: seed)
+        var measured = ObserverLatencies()
+        measured.all.reserveCapacity(rounds * followers.count)
+        let count = max(1, store.state[items].count)
+        for round in 0..<(warmUp + rounds) {
+            let id = generator.int(in: 1...count)
+            let arrivals = Arrivals(count: followers.count)
+            let watched = followers.map { $0.derived(items, id: id) }
+            let observations = watched.enumerated().map { index, query in
+                let before = query.value?.quantity
+                return query.observe { _, new in
+                    if new?.quantity != before { arrivals.record(index) }
+                }
             }
             let start = monotonicNanoseconds()
             try store.write { tx in _ = try tx[items].update(id) { $0.quantity += 1 } }
             _ = try blocking { try await sync.push() }
-            guard woke.wait(timeout: .now() + 5) == .success else { throw BenchFailure("the follower did not see a change within 5 s") }
-            latencies.append(Double(monotonicNanoseconds() - start) / 1e6)
-            observation.cancel()
+            let pushed = monotonicNanoseconds()
+            guard let times = arrivals.wait(seconds: 5) else {
+                throw BenchFailure("\(arrivals.missing) of \(followers.count) followers did not see a change within 5 s")
+            }
+            if round >= warmUp {
+                let delays = times.map { Double($0 - start) / 1e6 }
+                measured.all.append(contentsOf: delays)
+                measured.pushed.append(Double(pushed - start) / 1e6)
+                measured.first.append(delays.min() ?? .nan)
+                measured.last.append(delays.max() ?? .nan)
+            }
+            for observation in observations { observation.cancel() }
+            withExtendedLifetime(watched) {}
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let notify = try notifyLatencies(rounds: rounds)
-        return (latencies, notify)
+        return measured
     }
 
-    /// A bare NOTIFY from one libpq connection to LISTEN on another, in milliseconds.
-    private func notifyLatencies(rounds: Int) throws -> [Double] {
-        let listener = try connect()
+    /// A bare NOTIFY from one libpq connection to `listeners` connections in LISTEN, in
+    /// milliseconds from before the NOTIFY is sent to each listener having read it (all of
+    /// them per round, read by one thread polling their sockets).
+    func notifyLatencies(rounds: Int, listeners count: Int) throws -> [Double] {
+        var listeners: [OpaquePointer] = []
+        defer { for listener in listeners { PQfinish(listener) } }
+        for _ in 0..<count { listeners.append(try connect()) }
         let sender = try connect()
-        defer {
-            PQfinish(listener)
-            PQfinish(sender)
-        }
-        PQclear(PQexec(listener, "LISTEN bench_latency"))
+        defer { PQfinish(sender) }
+        for listener in listeners { PQclear(PQexec(listener, "LISTEN bench_latency")) }
         var results: [Double] = []
+        results.reserveCapacity(rounds * count)
         for round in 0..<rounds {
+            var heard = [Bool](repeating: false, count: count)
+            var remaining = count
             let start = monotonicNanoseconds()
             PQclear(PQexec(sender, "SELECT pg_notify('bench_latency', '\(round)')"))
-            var heard = false
-            while !heard {
-                var descriptor = pollfd(fd: PQsocket(listener), events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 5000) > 0 else { throw BenchFailure("no notification within 5 s") }
-                PQconsumeInput(listener)
-                while let notification = PQnotifies(listener) {
-                    heard = true
-                    PQfreemem(notification)
+            while remaining > 0 {
+                let waiting = heard.indices.filter { !heard[$0] }
+                var descriptors = waiting.map { pollfd(fd: PQsocket(listeners[$0]), events: Int16(POLLIN), revents: 0) }
+                guard poll(&descriptors, nfds_t(descriptors.count), 5000) > 0 else { throw BenchFailure("no notification within 5 s") }
+                for (slot, index) in waiting.enumerated() where descriptors[slot].revents != 0 {
+                    PQconsumeInput(listeners[index])
+                    while let notification = PQnotifies(listeners[index]) {
+                        if !heard[index] {
+                            heard[index] = true
+                            remaining -= 1
+                            results.append(Double(monotonicNanoseconds() - start) / 1e6)
+                        }
+                        PQfreemem(notification)
+                    }
                 }
             }
-            results.append(Double(monotonicNanoseconds() - start) / 1e6)
         }
         return results
     }
 
     /// A blocking libpq connection to the figures' server.
-    private func connect() throws -> OpaquePointer {
+    func connect() throws -> OpaquePointer {
         guard let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK else {
             throw BenchFailure("cannot connect to PostgreSQL for the baseline")
         }
         return connection
     }
 
-    private func dropSchemas(_ names: [String]) {
+    func dropSchemas(_ names: [String]) {
         for name in names { try? psql(["-c", "DROP SCHEMA IF EXISTS \(name) CASCADE"], stdin: nil) }
     }
 
 }
 
 
-private func quantile(_ values: [Double], _ fraction: Double) -> Double {
+func quantile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
@@ -240,6 +318,39 @@ func blocking<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) thr
 
 func blockingIgnoringErrors(_ body: @escaping @Sendable () async -> Void) {
     _ = try? blocking { await body() }
+}
+
+/// The first time each of `count` observers saw its change, and a wait for all of them.
+final class Arrivals: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `times` is only touched under `lock`.
+    private let lock = NSLock()
+    private var times: [UInt64?]
+    private let arrived = DispatchSemaphore(value: 0)
+
+    init(count: Int) { times = Array(repeating: nil, count: count) }
+
+    /// Notes now as observer `index`'s time, unless it already has one.
+    func record(_ index: Int) {
+        let now = monotonicNanoseconds()
+        let first = lock.withLock {
+            guard times[index] == nil else { return false }
+            times[index] = now
+            return true
+        }
+        if first { arrived.signal() }
+    }
+
+    /// Every observer's time, once all have one; nil after `seconds` without.
+    func wait(seconds: Double) -> [UInt64]? {
+        let deadline = DispatchTime.now() + seconds
+        for _ in times.indices {
+            guard arrived.wait(timeout: deadline) == .success else { return nil }
+        }
+        return lock.withLock { times.compactMap { $0 } }
+    }
+
+    /// How many observers have no time yet.
+    var missing: Int { lock.withLock { times.filter { $0 == nil }.count } }
 }
 
 private final class BlockingResult<R: Sendable>: @unchecked Sendable {
