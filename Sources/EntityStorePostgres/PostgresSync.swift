@@ -427,7 +427,10 @@ public final class PostgresSync: Sendable {
         }
         shared.withLock { state in
             state.position = max(state.position, head)
-            state.mine = state.mine.filter { $0 > head }
+            // Own pushes stay known while a pending row's base is older than them: its
+            // push must not take them for another process's changes.
+            let oldestBase = state.pending.values.lazy.flatMap(\.values).min() ?? head
+            state.mine = state.mine.filter { $0 > min(head, oldestBase) }
         }
         if changed > 0 { report(.pulled(position: head, rows: changed)) }
         return PostgresSyncSummary(position: head, rows: changed, reloaded: false)

@@ -66,6 +66,23 @@ struct NoLostUpdateTests {
         #expect(try await syncA.push().rows == 0)
     }
 
+    @Test("a row changed again after this replica's own push, then a pull: its push is no conflict with itself")
+    func noConflictWithOwnPush() async throws {
+        let target = try await TestServer.target("ownpush")
+        defer { Task { await TestServer.drop(target) } }
+        let (a, syncA) = try await replica(target)
+        let (b, syncB) = try await replica(target)
+        try a.write { tx in try tx[counters].insert(Counter(id: "a1", value: 1)) }
+        try b.write { tx in try tx[counters].insert(Counter(id: "b1", value: 1)) }
+        try await syncB.push()
+        try await syncA.push()  // A's position stays before B's push; A's own is known as its own
+        try a.write { tx in _ = try tx[counters].update("a1") { $0.value = 2 } }
+        try await syncA.pull()  // past B's push and A's own
+        #expect(try await syncA.push().rows == 1)
+        try await syncB.pull()
+        #expect(b.state[counters].find("a1")?.value == 2)
+    }
+
     @Test("a reload after the log was pruned keeps local changes not pushed, and their push reports the conflict")
     func reloadKeepsPendingRows() async throws {
         let target = try await TestServer.target("reloadpending")
