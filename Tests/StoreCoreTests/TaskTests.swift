@@ -74,8 +74,15 @@ struct TaskTests {
     @Test func cancelRightAfterStartCannotMissTheTask() async {
         let store = Store(AppState())
         let log = Recorder<Bool>()
-        let task = store.task(key: "k") { _ in log.append(Task.isCancelled) }
+        // The body looks only after the cancel: whether or not it had started running by
+        // then, the cancel must have reached its task.
+        let cancelled = Gate()
+        let task = store.task(key: "k") { _ in
+            await cancelled.wait()
+            log.append(Task.isCancelled)
+        }
         store.cancel(key: "k")
+        cancelled.open()
         #expect(!store.isRunning(key: "k"))
         await task.value
         #expect(log.values == [true])
