@@ -227,13 +227,17 @@ public final class PostgresSync: Sendable {
                         try keepLocal(typed, ids: ids, from: replaced, in: transaction)
                     }
                 }
-                shared.withLock {
-                    $0.position = metadata.head
-                    $0.mine = []
-                }
             }
         } catch {
             throw .invalidData(table: "?", detail: String(describing: error))
+        }
+        // After the commit (a middleware may refuse it). A local commit published between
+        // is absorbed later on the older position: a stricter base, never a looser one.
+        shared.withLock {
+            $0.position = metadata.head
+            $0.mine = []
+            // The server's store replaced a local restore too.
+            $0.replacedLocally = false
         }
         if let reason { report(.reloaded(position: metadata.head, reason: reason)) }
         return metadata.head
@@ -426,6 +430,13 @@ public final class PostgresSync: Sendable {
             }
         }
         shared.withLock { state in
+            // A pending row this pull found unchanged since its base (the old position) is
+            // unchanged up to the head: based there, a later prune cannot make it unknowable.
+            let old = state.position
+            for (table, bases) in state.pending {
+                let pulled = tables.first { $0.tableName == table }?.ids.ids ?? []
+                for (id, base) in bases where base == old && !pulled.contains(id) { state.pending[table]?[id] = max(base, head) }
+            }
             state.position = max(state.position, head)
             // Own pushes stay known while a pending row's base is older than them: its
             // push must not take them for another process's changes.
@@ -487,16 +498,23 @@ public final class PostgresSync: Sendable {
         let name = "entitystore.postgres.write." + UUID().uuidString
         let result = try store.write(name, body)
         // Still in the journal: only the operations, which this holds, take from it.
-        let changeSet = journal.changeSet(ofLatest: name)
+        let written = journal.latest(named: name)
         do {
             _ = try await pushLocked()
             return result
         } catch {
-            guard case let .conflict(rows) = error, !lastAttempt, let changeSet else { throw error }
-            try undo(changeSet, restoring: pendingBefore)
-            let own = rowKeys(of: changeSet)
+            guard case let .conflict(rows) = error, let written, let changeSet = written.changeSet else { throw error }
+            // Rows this call changed that were not pending before it: the call's own to
+            // redo. A row an earlier local change left pending is not (redoing on the
+            // server's value would drop that change): its conflict is the caller's.
+            let pendingKeys = keys(of: pendingBefore)
+            let own = rowKeys(of: changeSet).subtracting(pendingKeys)
             let others = rows.filter { !own.contains(Self.key($0.table, $0.id)) }
-            if !others.isEmpty { throw PostgresStoreError.conflict(others) }
+            // A commit after this call's (a plain write on another thread) may have
+            // changed its rows again: undoing would overwrite it. Report instead.
+            guard store.revision == written.revision else { throw error }
+            try undo(changeSet, restoring: pendingBefore)
+            if !others.isEmpty || lastAttempt { throw PostgresStoreError.conflict(others.isEmpty ? rows : others) }
             try await refreshLocked(rows)
             _ = try await pullLocked()
             return nil
@@ -511,6 +529,8 @@ public final class PostgresSync: Sendable {
         await operations.lock()
         do {
             try await refreshLocked(conflicts)
+            // Past the values just taken, so a change redone on them is based after them.
+            _ = try await pullLocked()
             await operations.unlock()
         } catch {
             await operations.unlock()
@@ -530,10 +550,11 @@ public final class PostgresSync: Sendable {
                 try PullTransaction(target: target, schema: schema, position: 0, mine: []).current(ids, session)
             }
         }
+        var before: [String: [AnyHashable: Int64]] = [:]
         do {
             // Inside the write, so no local commit to these rows slips between.
             _ = try store.write(Self.ownCommitName) { transaction in
-                _ = absorbTransitions()
+                before = absorbTransitions().pending
                 for table in tables { _ = try table.apply(to: transaction, holdingBack: [:]) }
                 shared.withLock { state in
                     for table in tables {
@@ -543,8 +564,24 @@ public final class PostgresSync: Sendable {
                 }
             }
         } catch {
+            // Not applied (a reference check, a middleware): the rows stay pending.
+            shared.withLock { state in
+                for table in tables {
+                    for id in table.ids.ids { if let base = before[table.tableName]?[id] { state.pending[table.tableName, default: [:]][id] = base } }
+                }
+            }
             throw .invalidData(table: "?", detail: "cannot apply the server's values: \(error)")
         }
+    }
+
+    /// The conflict keys of the rows of `pending`.
+    private func keys(of pending: [String: [AnyHashable: Int64]]) -> Set<String> {
+        var keys = Set<String>()
+        for table in store.schema.tables {
+            guard let bases = pending[table.name], let typed = table as? any TypedTable else { continue }
+            for id in idTexts(typed, Array(bases.keys)) { keys.insert(Self.key(table.name, id)) }
+        }
+        return keys
     }
 
     /// The text of a row's key in conflicts: table and ID.
@@ -770,6 +807,11 @@ public final class PostgresSync: Sendable {
             throw error
         }
     }
+}
+
+/// `ids` of `table`, as the change log writes them.
+private func idTexts<T: TypedTable>(_ table: T, _ ids: [AnyHashable]) -> [String] {
+    ids.compactMap { id in (id.base as? T.Element.ID).flatMap { try? PGRowEncoder.encodeID($0) }.map(idText) }
 }
 
 /// The IDs a change set changed in `table`, as the change log writes them.

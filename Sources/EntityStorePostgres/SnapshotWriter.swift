@@ -67,16 +67,7 @@ struct PostgresSnapshotWriter {
                 throw .encodingFailed(table: name, detail: "table names starting with 'entitystore_' are reserved for the store's metadata")
             }
         }
-        let written: (Int64, [PostgresSnapshotSummary.TableCount])?
-        do {
-            written = try await writeOnce(onlyIfAbsent: onlyIfAbsent)
-        } catch where Self.lostCreation(error) {
-            // Another snapshot created the schema while this one did: now there is a store
-            // to lock and replace, as if this one had started second (or to load).
-            if onlyIfAbsent { return nil }
-            written = try await writeOnce(onlyIfAbsent: false)
-        }
-        guard let (position, counts) = written else { return nil }
+        guard let (position, counts) = try await writeOnce(onlyIfAbsent: onlyIfAbsent) else { return nil }
         return PostgresSnapshotSummary(
             target: target.description, position: position, tables: counts, duration: ContinuousClock.now - start)
     }
@@ -89,14 +80,9 @@ struct PostgresSnapshotWriter {
         }
     }
 
-    /// Whether `error` says another transaction created the schema first (the claim's
-    /// `CREATE SCHEMA` met the committed name, or waited for it and met its key).
-    static func lostCreation(_ error: any Error) -> Bool {
-        ["42P06", "23505"].contains(PostgresStoreError.sqlState(of: error) ?? "")
-    }
-
     private func writeAll(onlyIfAbsent: Bool, _ session: PostgresSession) throws -> (Int64, [PostgresSnapshotSummary.TableCount])? {
         let schema = target.schema
+        try Self.serialize(schema: schema, session)
         let previousHead = try Self.lockExisting(schema: schema, session)
         if previousHead > 0 && onlyIfAbsent { return nil }
         let head = previousHead + 1
@@ -137,10 +123,7 @@ struct PostgresSnapshotWriter {
     ///   other tables, which a snapshot must never drop.
     static func lockExisting(schema: String, _ session: PostgresSession) throws -> Int64 {
         let exists = try session.execute("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", [.text(schema)])
-        guard exists.bool(0, 0) == true else {
-            try claim(schema: schema, existing: false, session)
-            return 0
-        }
+        guard exists.bool(0, 0) == true else { return 0 }
         let meta = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, "entitystore_meta"))])
         guard meta.bool(0, 0) == true else {
             let others = try session.execute(
@@ -148,7 +131,6 @@ struct PostgresSnapshotWriter {
             if (others.int64(0, 0) ?? 0) > 0 {
                 throw PostgresStoreError.notAStore(schema: schema, reason: "it holds other tables, which a snapshot would drop; choose another schema")
             }
-            try claim(schema: schema, existing: true, session)
             return 0
         }
         try session.execute("LOCK TABLE \(SQL.qualified(schema, "entitystore_meta")) IN EXCLUSIVE MODE")
@@ -156,13 +138,13 @@ struct PostgresSnapshotWriter {
         return head.isEmpty ? 0 : Int64(head.string(0, 0) ?? "0") ?? 0
     }
 
-    /// Claims a schema name that holds no store yet by creating it (dropping the empty
-    /// one first): a second creator's `CREATE SCHEMA` waits for this transaction and then
-    /// fails (``lostCreation(_:)``) instead of both writing a store of their own and one
-    /// silently replacing the other.
-    private static func claim(schema: String, existing: Bool, _ session: PostgresSession) throws {
-        if existing { try session.execute("DROP SCHEMA \(SQL.quote(schema)) CASCADE") }
-        try session.execute("CREATE SCHEMA \(SQL.quote(schema))")
+    /// Serializes the writers of whole stores into `schema` (snapshots, repairs) with a
+    /// transaction-scoped advisory lock taken first: a second creator waits for the first
+    /// to commit, then finds its store (each later statement sees the commit) and replaces
+    /// it as a second snapshot would, or, creating only if absent, loads it. Pushes and
+    /// readers do not take it.
+    static func serialize(schema: String, _ session: PostgresSession) throws {
+        try session.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("entitystore:" + schema)])
     }
 
     static func recordMeta(in schema: String, head: Int64, appSchemaVersion: Int, _ session: PostgresSession) throws {

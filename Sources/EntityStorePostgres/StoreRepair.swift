@@ -40,6 +40,7 @@ extension PostgresTarget {
         try SQL.checkIdentifier(schema, what: "the schema", table: schema)
         return try await withSession { session in
             try SQL.transaction(session) {
+                try PostgresSnapshotWriter.serialize(schema: schema, session)
                 let meta = SQL.qualified(schema, "entitystore_meta")
                 let present = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(meta)])
                 guard present.bool(0, 0) == true else {

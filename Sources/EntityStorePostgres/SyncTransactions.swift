@@ -214,8 +214,10 @@ struct PushTransaction {
             """
             SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
             JOIN unnest($1::text[], $2::text[], $3::int8[]) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
-            WHERE c.position > p.b AND NOT (c.position = ANY($4::int8[])) GROUP BY c.table_name, c.row_id ORDER BY 1, 2
-            """, [.texts(conflictTables), .texts(conflictIDs), .integers(conflictBases), .integers(Array(mine))])
+            WHERE c.position > $5::int8 AND c.position > p.b AND NOT (c.position = ANY($4::int8[])) \
+            GROUP BY c.table_name, c.row_id ORDER BY 1, 2
+            """, [.texts(conflictTables), .texts(conflictIDs), .integers(conflictBases), .integers(Array(mine)),
+                  .integer(conflictBases.min() ?? position)])
         if !conflicts.isEmpty {
             var found: [PostgresConflict] = []
             for row in 0..<conflicts.count {

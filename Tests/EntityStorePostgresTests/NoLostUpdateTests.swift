@@ -83,6 +83,53 @@ struct NoLostUpdateTests {
         #expect(b.state[counters].find("a1")?.value == 2)
     }
 
+    @Test("write(retrying:) over a row an earlier local change left pending reports the conflict and keeps that change")
+    func retryingKeepsEarlierPendingChange() async throws {
+        let target = try await TestServer.target("earlier")
+        defer { Task { await TestServer.drop(target) } }
+        let (a, syncA) = try await replica(target)
+        try await syncA.write(retrying: 1) { tx in try tx[counters].insert(Counter(id: "x", value: 0)) }
+        let (b, syncB) = try await replica(target)
+        try a.write { tx in _ = try tx[counters].update("x") { $0.value = 1 } }  // not pushed
+        try b.write { tx in _ = try tx[counters].update("x") { $0.value = 2 } }
+        try await syncB.push()
+        let rows = await conflictRows { _ = try await syncA.write { tx in _ = try tx[counters].update("x") { $0.value += 10 } } }
+        #expect(rows.map(\.id) == ["x"])
+        #expect(a.state[counters].find("x")?.value == 1, "the earlier local change was dropped")
+        #expect(try await TestServer.rows(target, "SELECT value FROM \"\(target.schema)\".counters WHERE id = 'x'") == [["2"]])
+    }
+
+    @Test("after acceptServerValues, the change redone on the server's values pushes without another conflict")
+    func acceptThenRedo() async throws {
+        let target = try await TestServer.target("accept")
+        defer { Task { await TestServer.drop(target) } }
+        let (a, syncA) = try await replica(target)
+        try await syncA.write(retrying: 1) { tx in try tx[counters].insert(Counter(id: "x", value: 0)) }
+        let (b, syncB) = try await replica(target)
+        try a.write { tx in _ = try tx[counters].update("x") { $0.value += 1 } }
+        try b.write { tx in _ = try tx[counters].update("x") { $0.value += 5 } }
+        try await syncB.push()
+        let rows = await conflictRows { try await syncA.push() }
+        try await syncA.acceptServerValues(for: rows)
+        try a.write { tx in _ = try tx[counters].update("x") { $0.value += 1 } }
+        #expect(try await syncA.push().rows == 1)
+        #expect(try await TestServer.rows(target, "SELECT value FROM \"\(target.schema)\".counters WHERE id = 'x'") == [["6"]])
+    }
+
+    @Test("after a local restore, a full snapshot from elsewhere reloads the replica and its pushes work again")
+    func restoreThenReload() async throws {
+        let target = try await TestServer.target("restored")
+        defer { Task { await TestServer.drop(target) } }
+        let (a, syncA) = try await replica(target)
+        try a.replaceAll(with: a.state)
+        let other = try EntityStore { customers; orders; counters }
+        try other.write { tx in try tx[counters].insert(Counter(id: "s", value: 1)) }
+        try await other.snapshot(to: target)
+        #expect(try await syncA.pull().reloaded)
+        try a.write { tx in try tx[counters].insert(Counter(id: "t", value: 2)) }
+        #expect(try await syncA.push().rows == 1)
+    }
+
     @Test("a reload after the log was pruned keeps local changes not pushed, and their push reports the conflict")
     func reloadKeepsPendingRows() async throws {
         let target = try await TestServer.target("reloadpending")

@@ -41,10 +41,12 @@ struct SnapshotBesidePushTests {
         #expect(stored == [["20001"]])
     }
 
-    @Test("processes opening a missing store at once: one creates it, the others load what it wrote")
-    func atomicCreation() async throws {
+    @Test("processes opening a missing store at once: one creates it, the others load what it wrote", arguments: [false, true])
+    func atomicCreation(schemaExists: Bool) async throws {
         let target = try await TestServer.target("create")
         defer { Task { await TestServer.drop(target) } }
+        // An empty schema made beforehand (by a DBA, say) holds no store either.
+        if schemaExists { _ = try await TestServer.rows(target, "CREATE SCHEMA \"\(target.schema)\"") }
         let stores = try (0..<3).map { replica in
             let store = try EntityStore { customers; orders; counters }
             try store.write { tx in

@@ -35,15 +35,18 @@ final class XCTestReportingTests: XCTestCase {
     /// running test case.
     func testAFailureOnAnotherThreadIsNotLost() throws {
         let store = try libraryStore()
-        let line = #line + 3
+        let line = #line + 4
+        let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             _ = try? withExtendedLifetime(store) {
                 try store.assertWrite { tx in _ = try tx[authors].update(1) { $0.name = "U" } } expected: { _ in }
             }
+            done.signal()
         }
         thread.start()
-        // XCTest runs its cases on the main thread, not the concurrency pool: a wait is fine.
-        while !thread.isFinished { usleep(1_000) }
+        // XCTest runs its cases on the main thread, not the concurrency pool: a wait is
+        // fine, and the semaphore orders the thread's recording before the reads below.
+        done.wait()
         let captured = recorded
         recorded = []
         XCTAssertEqual(captured.count, 1)

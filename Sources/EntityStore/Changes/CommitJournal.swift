@@ -88,10 +88,9 @@ package final class CommitJournal: Sendable {
         recorded.withLock { $0.entries.insert(contentsOf: entries, at: 0) }
     }
 
-    /// The exact change set of the latest waiting entry named `name`, without taking it.
-    /// O(entries).
-    package func changeSet(ofLatest name: String) -> ChangeSet? {
-        recorded.withLock { recorded in recorded.entries.last { $0.name == name }?.changeSet }
+    /// The latest waiting entry named `name`, without taking it. O(entries).
+    package func latest(named name: String) -> Entry? {
+        recorded.withLock { recorded in recorded.entries.last { $0.name == name } }
     }
 
     /// The change set leading from `start` through `entries` as one commit (what one batch
