@@ -39,6 +39,15 @@ public struct PostgresStoreMetadata: Sendable {
     /// Reads the metadata tables of `schema`. O(tables + columns + indexes).
     /// - Throws: ``PostgresStoreError/notAStore(schema:reason:)`` when the schema has no
     ///   store or one of a newer format.
+    static let noFormatVersion = "entitystore_meta has no format_version"
+
+    /// Whether `error` is what a reader meets when a full snapshot replaced the store while
+    /// it waited: the new metadata table, committed after its snapshot, looks empty.
+    static func isReplacedWhileWaiting(_ error: PostgresStoreError) -> Bool {
+        if case let .notAStore(_, reason) = error { return reason == noFormatVersion }
+        return false
+    }
+
     static func read(schema: String, _ session: PostgresSession) throws -> PostgresStoreMetadata {
         let present = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, "entitystore_meta"))])
         guard present.bool(0, 0) == true else {
@@ -50,7 +59,7 @@ public struct PostgresStoreMetadata: Sendable {
             meta[try metaRows.requiredString(row, 0)] = try metaRows.requiredString(row, 1)
         }
         guard let format = meta["format_version"].flatMap({ Int($0) }) else {
-            throw PostgresStoreError.notAStore(schema: schema, reason: "entitystore_meta has no format_version")
+            throw PostgresStoreError.notAStore(schema: schema, reason: Self.noFormatVersion)
         }
         guard format <= MetadataTables.formatVersion else {
             throw PostgresStoreError.notAStore(schema: schema, reason: "format \(format) is newer than this library's \(MetadataTables.formatVersion)")
@@ -226,9 +235,19 @@ struct PostgresSnapshotReader {
     var selection: PostgresSelection = .all
 
     func read(schema: Schema) async throws(PostgresStoreError) -> (EntityState, PostgresStoreMetadata) {
-        try await target.withSession { session in
-            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                try read(schema: schema, session)
+        var attempt = 0
+        while true {
+            do {
+                return try await target.withSession { session in
+                    try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                        try read(schema: schema, session)
+                    }
+                }
+            } catch let error where attempt < 3 && PostgresStoreMetadata.isReplacedWhileWaiting(error) {
+                // A full snapshot replaced the store while this transaction waited for its
+                // lock: its snapshot predates the new tables, which look empty to it. A new
+                // transaction sees them.
+                attempt += 1
             }
         }
     }

@@ -400,7 +400,10 @@ struct PullTransaction {
         } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
         }
-        let head = values["log_head"].flatMap { Int64($0) } ?? 0
+        // No head: a full snapshot replaced the store while this pull waited for its lock
+        // (its snapshot predates the new tables, which look empty): reload.
+        guard let headText = values["log_head"] else { return .reload("the store was replaced by a full snapshot") }
+        let head = Int64(headText) ?? 0
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
         if logStart > position {
             return .reload(position == logStart - 1 && head == logStart

@@ -41,6 +41,33 @@ struct SnapshotBesidePushTests {
         #expect(stored == [["20001"]])
     }
 
+    @Test("restores and a following replica beside full snapshots: every restore succeeds, the replica ends on the last one")
+    func readersBesideSnapshots() async throws {
+        let target = try await TestServer.target("readers")
+        defer { Task { await TestServer.drop(target) } }
+        let (_, follower) = try await replica(target)
+        let running = Task { await follower.start() }
+        defer { running.cancel() }
+        let done = Lock(false)
+        let reader = Task { () -> [String] in
+            var failures: [String] = []
+            while !done.withLock({ $0 }) {
+                let copy = try EntityStore { customers; orders; counters }
+                do { try await copy.restore(from: target) } catch { failures.append(String(describing: error)) }
+            }
+            return failures
+        }
+        for round in 1...3 {
+            let large = try EntityStore { customers; orders; counters }
+            try large.write { tx in for index in 0..<(10_000 * round) { try tx[counters].insert(Counter(id: "c\(index)", value: round)) } }
+            try await large.snapshot(to: target)
+        }
+        done.withLock { $0 = true }
+        let failures = try await reader.value
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(try await eventually { follower.store.state[counters].count == 30_000 }, "the follower stayed at \(follower.store.state[counters].count) rows")
+    }
+
     @Test("processes opening a missing store at once: one creates it, the others load what it wrote", arguments: [false, true])
     func atomicCreation(schemaExists: Bool) async throws {
         let target = try await TestServer.target("create")
