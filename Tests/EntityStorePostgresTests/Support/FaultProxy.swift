@@ -150,7 +150,9 @@ final class FaultProxy: Sendable {
                 if mode == .dropToServer && index == 0 { continue }
                 var sent = 0
                 while sent < count {
-                    let written = buffer.withUnsafeBytes { write(to, $0.baseAddress! + sent, count - sent) }
+                    // send with MSG_NOSIGNAL: a peer that reset must be an error here, not a
+                    // SIGPIPE that ends the whole test process.
+                    let written = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
                     if written <= 0 { break loop }
                     sent += written
                 }
