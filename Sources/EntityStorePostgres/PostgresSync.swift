@@ -620,28 +620,53 @@ public final class PostgresSync: Sendable {
         let target = self.target
         let origin = options.origin
         let meta = SQL.qualified(target.schema, "entitystore_meta")
-        let (result, batches, summary) = try await withConnectionPassingErrors { session in
-            try SQL.transaction(session) {
-                try session.execute("SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
-                let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
-                guard case let .changes(head, tables) = outcome else {
-                    throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
+        let name = "entitystore.postgres.write." + UUID().uuidString
+        // The local write and the pending rows before it, for an undo if the push conflicts.
+        let written = Lock(WrittenLocally())
+        let result: Result, batches: [any PushBatch], summary: (Int64, Int, Int64)?
+        do {
+            (result, batches, summary) = try await withConnectionPassingErrors { session in
+                try SQL.transaction(session) {
+                    try session.execute("SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
+                    let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+                    guard case let .changes(head, tables) = outcome else {
+                        throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
+                    }
+                    _ = try applyPulled(head: head, tables: tables)
+                    let pendingBefore = absorbTransitions().pending
+                    let result = try store.write(name, body)
+                    let entry = journal.latest(named: name)
+                    written.withLock { $0 = WrittenLocally(entry: entry, pendingBefore: pendingBefore) }
+                    let (batches, currentPosition, currentMine) = try pendingBatches()
+                    var summary: (Int64, Int, Int64)?
+                    if !batches.isEmpty {
+                        summary = try PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
+                            .run(batches, session)
+                    }
+                    return (result, batches, summary)
                 }
-                _ = try applyPulled(head: head, tables: tables)
-                let result = try store.write("write", body)
-                let (batches, currentPosition, currentMine) = try pendingBatches()
-                var summary: (Int64, Int, Int64)?
-                if !batches.isEmpty {
-                    summary = try PushTransaction(schema: target.schema, origin: origin, position: currentPosition, mine: currentMine)
-                        .run(batches, session)
-                }
-                return (result, batches, summary)
             }
+        } catch let error as PostgresStoreError {
+            // A conflict (over rows earlier local changes left pending) wrote nothing: the
+            // write is undone, unless a later local commit followed it.
+            let local = written.withLock { $0 }
+            if case .conflict = error, let entry = local.entry, let changeSet = entry.changeSet, store.revision == entry.revision {
+                try undo(changeSet, restoring: local.pendingBefore)
+            }
+            throw error
         }
         if let (newPosition, rows, previousHead) = summary {
             _ = finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
         }
         return result
+    }
+
+    // `@unchecked Sendable` is safe: as `Shared`, it only lives behind a lock, and its
+    // `AnyHashable`s only ever wrap entity IDs, which are `Sendable`.
+    /// A local write of `lockedWriteHeld` and the pending rows before it.
+    private struct WrittenLocally: @unchecked Sendable {
+        var entry: CommitJournal.Entry?
+        var pendingBefore: [String: [AnyHashable: Int64]] = [:]
     }
 
     /// Puts back what `changeSet` changed, as a commit of the sync's own, and the pending
