@@ -841,7 +841,7 @@ private func idTexts<T: TypedTable>(_ table: T, _ ids: [AnyHashable]) -> [String
 
 /// The IDs a change set changed in `table`, as the change log writes them.
 private func changedIDTexts<T: TypedTable>(_ table: T, _ changeSet: ChangeSet) -> [String] {
-    changeSet[table.typed].changedIDs.compactMap { id in (try? PGRowEncoder.encodeID(id)).map(idText) }
+    idTexts(table, changedIDs(table, changeSet))
 }
 
 /// The IDs a change set changed in `table`.
