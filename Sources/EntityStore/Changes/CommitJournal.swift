@@ -72,7 +72,7 @@ package final class CommitJournal: Sendable {
     package var overflowed: Bool { recorded.withLock { $0.overflowed } }
 
     /// Removes and returns the waiting entries, up to the one that published `revision`
-    /// if given (none when no entry did). O(entries taken).
+    /// if given (none when no entry did). O(entries waiting).
     package func take(through revision: UInt64? = nil) -> [Entry] {
         recorded.withLock { recorded in
             let count = revision.map { revision in recorded.entries.lastIndex { $0.revision == revision }.map { $0 + 1 } ?? 0 }
