@@ -51,6 +51,9 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     /// The root certificate file that `verify-ca` and `verify-full` verify the server's
     /// certificate against (libpq's `sslrootcert`; nil: `~/.postgresql/root.crt`).
     public var rootCertificate: String?
+    /// Bytes of rows per `COPY` message of a snapshot (1 MiB). Tests lower it to cross
+    /// message boundaries with a few thousand rows instead of tens of thousands.
+    var bytesPerCopyMessage = PostgresSnapshotWriter.bytesPerMessage
 
     /// A target from its parts.
     public init(
