@@ -9,32 +9,22 @@ import Observation
 /// It is `Observable`: reading ``value`` inside `withObservationTracking` (or a SwiftUI
 /// view) tracks it, and a change of the output triggers the change.
 public final class Derived<Value: Sendable>: Sendable, Observable {
-    private struct Observer: Sendable {
-        let id: UInt64
-        let status: ObservationStatus
-        let handler: @Sendable (_ old: Value, _ new: Value) -> Void
-        let onTermination: (@Sendable () -> Void)?
-    }
-
-    private struct Core: Sendable {
+    private struct State: Sendable {
         var value: Value
         var recomputations = 0
-        var observers: [Observer] = []
-        var nextObserverID: UInt64 = 0
     }
 
-    private let core: Lock<Core>
+    private let core: ObservableCore<State, ValueChange<Value>>
     private let isEqual: @Sendable (Value, Value) -> Bool
     private let upstream = Lock<[Observation]>([])
     /// Kept only to hold the sources alive as long as this value.
     private let sources: [any Sendable]
-    private let registrar = ObservationRegistrar()
     /// `\.value`, made once: a key path into a generic class is instantiated at run time,
     /// which costs microseconds, on every use of the literal.
     private let valueKeyPath: any KeyPath<Derived, Value> & Sendable = \.value
 
     init(initial: Value, isEqual: @escaping @Sendable (Value, Value) -> Bool, sources: [any Sendable]) {
-        self.core = Lock(Core(value: initial))
+        self.core = ObservableCore(State(value: initial))
         self.isEqual = isEqual
         self.sources = sources
     }
@@ -42,24 +32,23 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
     /// The current output.
     /// - Complexity: O(1).
     public var value: Value {
-        registrar.access(self, keyPath: valueKeyPath)
-        return core.withLock { $0.value }
+        core.read(tracking: self, valueKeyPath) { $0.value }
     }
 
     /// How many times the transform ran again after the initial computation, which is not
     /// counted (so 0 until an input changes), as for EntityStore's derived queries.
     /// - Complexity: O(1).
-    public var recomputations: Int { core.withLock { $0.recomputations } }
+    public var recomputations: Int { core.withState { $0.recomputations } }
 
     /// Registers `handler` for each later change of the output.
-    /// - Complexity: O(n) in the number of observers.
+    /// - Complexity: O(1) to register; O(n) in the number of observers to cancel.
     public func observe(_ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void) -> Observation {
         observe(startingWith: { _ in }, onTermination: nil, handler)
     }
 
     /// An `AsyncStream` of the output: the current value first, then each change. It ends
     /// when this `Derived` is deallocated; cancelling the consumer unregisters it.
-    /// - Complexity: O(n) in the number of observers, to register.
+    /// - Complexity: O(1) to register.
     public func values(
         bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<Value> {
@@ -79,16 +68,8 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
         onTermination: (@Sendable () -> Void)?,
         _ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> Observation {
-        let status = ObservationStatus()
-        let id = core.withLock { core in
-            core.nextObserverID += 1
-            core.observers.append(
-                Observer(id: core.nextObserverID, status: status, handler: handler, onTermination: onTermination))
-            initial(core.value)
-            return core.nextObserverID
-        }
-        return Observation(status: status) { [weak self] in
-            self?.core.withLock { core in core.observers.removeAll { $0.id == id } }
+        core.observe(startingWith: { initial($0.value) }, onTermination: onTermination) { change in
+            handler(change.old, change.new)
         }
     }
 
@@ -97,7 +78,8 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
     func receive<Input: Equatable>(
         memo: Memo<Input>, update: (inout Input) -> Void, transform: (Input) -> Value
     ) {
-        let notification = core.withLock { core -> (old: Value, new: Value, observers: [Observer])? in
+        let isEqual = isEqual
+        core.update(self, valueKeyPath) { state -> ValueChange<Value>? in
             let input = memo.value.withLock { memo -> Input? in
                 var next = memo
                 update(&next)
@@ -107,23 +89,12 @@ public final class Derived<Value: Sendable>: Sendable, Observable {
             }
             guard let input else { return nil }
             let new = transform(input)
-            core.recomputations += 1
-            let old = core.value
+            state.recomputations += 1
+            let old = state.value
             guard !isEqual(old, new) else { return nil }
-            core.value = new
-            return (old, new, core.observers)
+            state.value = new
+            return ValueChange(old: old, new: new)
         }
-        guard let notification else { return }
-        // Outside the lock: an observation's `onChange` may read the value (the new one).
-        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
-        for observer in notification.observers where observer.status.isActive {
-            observer.handler(notification.old, notification.new)
-        }
-    }
-
-    deinit {
-        let terminations = core.withLock { $0.observers.compactMap { $0.onTermination } }
-        for terminate in terminations { terminate() }
     }
 }
 

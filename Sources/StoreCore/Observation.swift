@@ -9,6 +9,7 @@ public final class Observation: Sendable {
     let status: ObservationStatus
     private let onCancel: Lock<(@Sendable () -> Void)?>
 
+    @usableFromInline
     init(status: ObservationStatus = ObservationStatus(), onCancel: @escaping @Sendable () -> Void) {
         self.status = status
         self.onCancel = Lock(onCancel)
@@ -62,6 +63,7 @@ package final class ObservationStatus: Sendable {
     private static let cancelled: UInt8 = 2
     private let raw = Atomic<UInt8>(0)
 
+    @usableFromInline
     init() {}
 
     @usableFromInline package var isActive: Bool { raw.load(ordering: .acquiring) == Self.active }

@@ -11,7 +11,7 @@ extension EntityStore {
     public func derived<E: Entity>(_ table: Table<E>, id: E.ID) -> DerivedQuery<E?> {
         let name = table.name
         let key = [WatchKey(id)]
-        return registered(table: name, ids: key) { state in
+        return registered(filing: .ids(table: name, ids: key)) { state in
             DerivedQuery<E?>(initial: state[table].find(id), revision: state.revision) { commit, _ in
                 commit.current[table].find(id)
             }
@@ -27,7 +27,7 @@ extension EntityStore {
             throw .missingID(table: table.name, id: describeID(id))
         }
         // Removed by a commit published since it was seen: its last value is the one seen.
-        return registered(table: table.name, ids: [WatchKey(id)]) { state in
+        return registered(filing: .ids(table: table.name, ids: [WatchKey(id)])) { state in
             DerivedQuery<E>(initial: state[table].find(id) ?? seen, revision: state.revision) { commit, last in
                 commit.current[table].find(id) ?? last
             }
@@ -38,7 +38,7 @@ extension EntityStore {
     /// - Complexity: O(k) to create and per commit that touches one of the k IDs.
     public func derived<E: Entity>(_ table: Table<E>, ids: [E.ID]) -> DerivedQuery<[E]> {
         let name = table.name
-        return registered(table: name, ids: ids.map { WatchKey($0) }) { state in
+        return registered(filing: .ids(table: name, ids: ids.map { WatchKey($0) })) { state in
             let view = state[table]
             return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision) { commit, _ in
                 let view = commit.current[table]
@@ -69,33 +69,5 @@ extension EntityStore {
         _ table: Table<E>, where keyPath: any KeyPath<E, Key> & Sendable, in range: Bounds
     ) -> DerivedQuery<LiveRows<E>> {
         derivedRows(LiveQuery(table).where(keyPath, in: range).sorted(by: keyPath))
-    }
-
-    /// Builds a query with `make` from the last published state and files it in the
-    /// watcher registry under `ids` of `table` (under the whole table when `ids` is nil),
-    /// atomically with respect to commits: every commit published after the state `make`
-    /// read reaches the query. (The query ignores deliveries of that state and earlier
-    /// ones, which may still be on their way.)
-    ///
-    /// `make` runs first outside the store's lock; if a commit was published meanwhile, it
-    /// runs again under the lock, where none can be.
-    /// - Complexity: one or two runs of `make`, plus O(ids) to register.
-    @usableFromInline
-    func registered<Value>(
-        table: String, ids: [WatchKey]?, _ make: (EntityState) -> DerivedQuery<Value>
-    ) -> DerivedQuery<Value> {
-        let state = core.committedState
-        let early = make(state)
-        let watchers = watchers
-        let core = core
-        let (query, token) = core.withCommittedState { current in
-            let query = current == state ? early : make(current)
-            query.start(atVersion: core.version)
-            let token = ids.map { watchers.register(query, table: table, ids: $0) }
-                ?? watchers.registerTable(query, table: table)
-            return (query, token)
-        }
-        query.setUnregister { watchers.unregister(token, table: table, ids: ids ?? []) }
-        return query
     }
 }

@@ -1,6 +1,5 @@
 import Observation
 import StoreCore
-import Synchronization
 
 /// A live query: a value maintained incrementally from each commit's change set, with
 /// the diff of every change. Create one with ``EntityStore/live(_:)->LiveList<E>`` (rows) or
@@ -19,30 +18,11 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     public typealias Update = LiveUpdate<Value, Diff>
 
     @usableFromInline
-    struct ObserverEntry: Sendable {
-        @usableFromInline let key: UInt64
-        /// The token's status, held strongly: releasing the token cancels it.
-        @usableFromInline let status: ObservationStatus
-        @usableFromInline let handler: @Sendable (Update) -> Void
-        let onTermination: (@Sendable () -> Void)?
-
-        init(key: UInt64, token: Observation, handler: @escaping @Sendable (Update) -> Void, onTermination: (@Sendable () -> Void)?) {
-            self.key = key
-            self.status = token.deliveryStatus
-            self.handler = handler
-            self.onTermination = onTermination
-        }
-    }
-
-    @usableFromInline
-    struct Inner: Sendable {
+    struct State: Sendable {
         @usableFromInline var revision: UInt64
         /// The store version (``StoreCore/Changes/version``) the value reflects: deliveries
         /// at or below it are already in the value. Set when the query is registered.
         @usableFromInline var version: UInt64 = 0
-        /// In registration order (keys ascend), so a delivery hands them out as they are.
-        @usableFromInline var observers: [ObserverEntry] = []
-        @usableFromInline var nextObserver: UInt64 = 0
         @usableFromInline var wakeups = 0
 
         @inlinable
@@ -51,28 +31,14 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         }
     }
 
-    /// A delivery to hand out after the lock is released. (A struct, not a tuple: a
-    /// generic tuple's type metadata is looked up at run time wherever it is used.)
-    @usableFromInline
-    struct Delivery {
-        @usableFromInline let update: Update
-        @usableFromInline let observers: [ObserverEntry]
-
-        @inlinable
-        init(update: Update, observers: [ObserverEntry]) {
-            self.update = update
-            self.observers = observers
-        }
-    }
-
-    @usableFromInline let inner: Lock<Inner>
+    @usableFromInline let core: ObservableCore<State, Update>
     /// The engine's current value. The engine is the value's only holder between commits
     /// (besides observers that keep a delivered value), so the next commit changes its
     /// persistent structures in place instead of copying the paths it touches.
     @usableFromInline let current: @Sendable () -> Value
     /// Brings the engine up to a commit; returns the new value with its diff (read under
-    /// the engine's lock once), or nil if the value did not change. Called under
-    /// `inner`'s lock, so one commit at a time.
+    /// the engine's lock once), or nil if the value did not change. Called under the
+    /// core's lock, so one commit at a time.
     @usableFromInline let step: @Sendable (DeliveredCommit) -> Update?
     /// The whole value as a diff, for a stream's first element.
     @usableFromInline let initialDiff: @Sendable (Value) -> Diff
@@ -82,12 +48,6 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// methods would run as unspecialized generic code.
     @usableFromInline let refreshBody: @Sendable (Live, DeliveredCommit) -> Void
     private let unregister = Lock<(@Sendable () -> Void)?>(nil)
-    @usableFromInline let registrar = ObservationRegistrar()
-    /// Whether ``value`` was ever read. Until it is, no `withObservationTracking` (or
-    /// SwiftUI view) can be tracking it, so a delivery skips the registrar, a lock and a
-    /// lookup of its own. Set before the read takes the lock, and tested after a delivery
-    /// released it, so a first read either sees the new value or is told of the change.
-    @usableFromInline let valueWasRead = Atomic<Bool>(false)
     /// `\.value`, made once: a key path into a generic class is instantiated at run time,
     /// which costs microseconds, on every use of the literal.
     @usableFromInline let valueKeyPath: any KeyPath<Live, Value> & Sendable = \.value
@@ -97,7 +57,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
         current: @escaping @Sendable () -> Value, revision: UInt64, initialDiff: @escaping @Sendable (Value) -> Diff,
         step: @escaping @Sendable (DeliveredCommit) -> Update?
     ) {
-        self.inner = Lock(Inner(revision: revision))
+        self.core = ObservableCore(State(revision: revision))
         self.current = current
         self.step = step
         self.initialDiff = initialDiff
@@ -106,7 +66,7 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
 
     @usableFromInline
     func start(atVersion version: UInt64) {
-        inner.withLock { $0.version = version }
+        core.withState { $0.version = version }
     }
 
     @usableFromInline
@@ -116,31 +76,27 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
 
     deinit {
         unregister.withLock { $0 }?()
-        let terminations = inner.withLock { $0.observers.compactMap { $0.onTermination } }
-        for terminate in terminations { terminate() }
     }
 
     /// The current value. Tracked by `withObservationTracking`.
     /// - Complexity: O(1).
     public var value: Value {
-        if !valueWasRead.load(ordering: .relaxed) { valueWasRead.store(true, ordering: .sequentiallyConsistent) }
-        registrar.access(self, keyPath: valueKeyPath)
         let current = current
-        return inner.withLock { _ in current() }
+        return core.read(tracking: self, valueKeyPath) { _ in current() }
     }
 
     /// The store revision the value reflects. O(1).
-    public var revision: UInt64 { inner.withLock { $0.revision } }
+    public var revision: UInt64 { core.withState { $0.revision } }
 
     /// How many commits woke this query (whether or not its value changed), for tests and
     /// diagnostics. O(1).
-    public var wakeups: Int { inner.withLock { $0.wakeups } }
+    public var wakeups: Int { core.withState { $0.wakeups } }
 
     /// Calls `handler` with each new value and its diff, in commit order, until the
     /// returned token is cancelled or released. Registered before this returns.
     /// - Complexity: O(1) to register.
     public func observe(_ handler: @escaping @Sendable (Update) -> Void) -> Observation {
-        observe(startingWith: { _ in }, onTermination: nil, handler)
+        core.observe(startingWith: { _ in }, onTermination: nil, handler)
     }
 
     /// The current value (its diff adds everything), then each change, as an
@@ -153,33 +109,15 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     ) -> AsyncStream<Update> {
         let (stream, continuation) = AsyncStream.makeStream(of: Update.self, bufferingPolicy: bufferingPolicy)
         let initialDiff = initialDiff, current = current
-        let observation = observe(
-            startingWith: { inner in
+        let observation = core.observe(
+            startingWith: { state in
                 let value = current()
-                continuation.yield(Update(value: value, diff: initialDiff(value), revision: inner.revision))
+                continuation.yield(Update(value: value, diff: initialDiff(value), revision: state.revision))
             },
             onTermination: { continuation.finish() }
         ) { continuation.yield($0) }
         continuation.onTermination = { _ in observation.cancel() }
         return stream
-    }
-
-    private func observe(
-        startingWith initial: (Inner) -> Void, onTermination: (@Sendable () -> Void)?,
-        _ handler: @escaping @Sendable (Update) -> Void
-    ) -> Observation {
-        let key = inner.withLock { inner in
-            defer { inner.nextObserver += 1 }
-            return inner.nextObserver
-        }
-        let observation = Observation(onCancel: { [weak self] in
-            self?.inner.withLock { $0.observers.removeAll { $0.key == key } }
-        })
-        inner.withLock { inner in
-            inner.observers.append(ObserverEntry(key: key, token: observation, handler: handler, onTermination: onTermination))
-            initial(inner)
-        }
-        return observation
     }
 
     @usableFromInline
@@ -191,22 +129,13 @@ public final class Live<Value: Sendable, Diff: Sendable>: Sendable, ChangeWatche
     /// or below the store version the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
-        // Unwrapped as it is returned, the delivery is moved out of its optional; kept in
-        // a variable first, it would be copied out (a retain of each part) and both copies
-        // destroyed, at every wake.
-        guard let delivery = inner.withLock({ inner -> Delivery? in
-            guard commit.version > inner.version else { return nil }
-            inner.version = commit.version
-            inner.revision = commit.revision
-            inner.wakeups += 1
-            guard let update = step(commit) else { return nil }
-            return Delivery(update: update, observers: inner.observers)
-        }) else { return }
-        // Observation's change notification runs outside the lock: an `onChange` may read
-        // the value (it then sees the new one).
-        if valueWasRead.load(ordering: .sequentiallyConsistent) { registrar.withMutation(of: self, keyPath: valueKeyPath) {} }
-        for entry in delivery.observers where entry.status.isActive {
-            entry.handler(delivery.update)
+        let step = step
+        core.update(self, valueKeyPath) { state -> Update? in
+            guard commit.version > state.version else { return nil }
+            state.version = commit.version
+            state.revision = commit.revision
+            state.wakeups += 1
+            return step(commit)
         }
     }
 }

@@ -136,10 +136,10 @@ final class WatcherRegistry: Sendable {
 
     /// Files `watcher` under each of `ids` of `table`; returns the token to unregister with.
     /// O(ids).
-    func register(_ watcher: any ChangeWatcher, table: String, ids: [WatchKey]) -> UInt64 {
+    func register(_ watcher: any ChangeWatcher, table: String, ids: [WatchKey], token given: UInt64? = nil) -> UInt64 {
         registry.withLock { registry in
-            let token = registry.nextToken
-            registry.nextToken += 1
+            let token = given ?? registry.nextToken
+            if given == nil { registry.nextToken += 1 }
             for id in ids { registry.byID[table, default: [:]][id, default: [:]][token] = Box(watcher: watcher) }
             return token
         }
