@@ -83,7 +83,7 @@ let package = Package(
             dependencies: ["EntityStoreCommands", "EntityStoreSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Bookshelf",
             swiftSettings: strictSettings),
-        // Several processes sharing one store through PostgreSQL (README, end-to-end tests).
+        // Several processes sharing one store through PostgreSQL (docs/PostgreSQL.md, end-to-end tests).
         .executableTarget(
             name: "shared-notes",
             dependencies: [

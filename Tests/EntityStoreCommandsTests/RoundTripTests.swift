@@ -149,7 +149,7 @@ struct RoundTripTests {
     }
 
     /// Names the snapshot file cannot hold, refused in one line naming the cause, with
-    /// no partial output (README's limits).
+    /// no partial output (docs/Limits.md).
     @Test(arguments: [
         (#"{"entitystore_meta": [{"id": 1}]}"#, "reserved"), (#"{"sqlite_master": [{"id": 1}]}"#, "reserved"),
         (#"{"t": [{"id": 1, "": 5}]}"#, "empty name"),

@@ -13,7 +13,7 @@ public struct InspectCommand: ParsableCommand {
     @Argument(help: "The snapshot file, or a postgres:// URL (a store in PostgreSQL).")
     var snapshot: String
 
-    @Flag(help: "Print one JSON object (stable, documented in the README).")
+    @Flag(help: "Print one JSON object (stable, documented in docs/CLI.md).")
     var json = false
 
     @Option(help: "With a postgres:// URL: the schema holding the store (default: the URL's ?schema=, else entitystore).")

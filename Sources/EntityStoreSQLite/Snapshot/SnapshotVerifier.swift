@@ -27,7 +27,7 @@ extension Snapshot {
     /// accepts when its Swift types match the stored kinds.
     ///
     /// The file is not changed, except that a file left mid-write by a writer that
-    /// stopped is first recovered, as any SQLite writer would (see the README on
+    /// stopped is first recovered, as any SQLite writer would (see docs/Guarantees.md on
     /// crashes); a file of an older format is checked through an upgraded private copy
     /// (`SQLiteConnection/privateCopy(of:)`), which leaves nothing behind.
     /// Never throws: an unreadable file is a report with one problem.

@@ -148,7 +148,7 @@ final class EventLog<Event: Sendable>: Sendable {
         var asserted = 0
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = Lock(Contents())
 
     func append(_ event: Event) { contents.withLock { $0.events.append(event) } }
     var count: Int { contents.withLock { $0.events.count } }

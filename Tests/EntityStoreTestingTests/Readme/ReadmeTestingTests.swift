@@ -4,9 +4,9 @@ import EntityStoreTesting
 import Foundation
 import Testing
 
-/// The README's section "Testing an app that uses EntityStore", compiled and run, so the
-/// README stays true.
-@Suite("The README's testing section", .serialized)
+/// The section "Testing an app that uses EntityStore" of docs/Testing.md, compiled and run,
+/// so that page stays true.
+@Suite("The testing section of docs/Testing.md", .serialized)
 struct ReadmeTestingTests {
     struct Author: Entity { var id: Int; var name: String }
     struct Book: Entity { var id: Int; var title: String; var authorID: Int }
@@ -22,7 +22,7 @@ struct ReadmeTestingTests {
         }
     }
 
-    @Test("the four kinds of test, as the README shows them")
+    @Test("the four kinds of test, as docs/Testing.md shows them")
     func section() throws {
         let authors = Self.authors, books = Self.books
         let store = try EntityStore {
