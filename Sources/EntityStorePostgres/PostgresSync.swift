@@ -345,7 +345,7 @@ public final class PostgresSync: Sendable {
         var (batches, position, mine) = try pendingBatches()
         guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
         // A reload keeps the pending rows and their bases; the position and own pushes move.
-        if try await reloadIfServerChanged() { (batches, position, mine) = try pendingBatches() }
+        if try await reloadIfServerChanged(on: primary) { (batches, position, mine) = try pendingBatches() }
         let schema = target.schema
         let origin = options.origin
         let (newPosition, rows, previousHead) = try await withConnection(on: primary) { session in
@@ -429,7 +429,7 @@ public final class PostgresSync: Sendable {
     }
 
     private func pullLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
-        try await reloadIfServerChanged()
+        try await reloadIfServerChanged(on: reader)
         _ = absorbTransitions()
         let (position, mine, knownHead) = shared.withLock { ($0.position, $0.mine, $0.knownHead) }
         guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
@@ -468,21 +468,15 @@ public final class PostgresSync: Sendable {
         return summary
     }
 
-    /// Reloads everything (keeping pending rows) when a new connection of the sync reached
+    /// Reloads everything (keeping pending rows) when a new connection of `link` reached
     /// another server, or a restarted one, and ``Options/reloadsOnNewServer`` asks for it:
-    /// that server may lack changes this replica holds. Returns whether it reloaded.
+    /// that server may lack changes this replica holds. Returns whether it reloaded. Only
+    /// the link the operation uses is opened: a standby that is down never stops a push.
     @discardableResult
-    private func reloadIfServerChanged() async throws(PostgresStoreError) -> Bool {
+    private func reloadIfServerChanged(on link: ServerLink) async throws(PostgresStoreError) -> Bool {
         guard options.reloadsOnNewServer, shared.withLock({ $0.position }) >= 0 else { return false }
-        do {
-            _ = try await primary.connection()
-            if reader !== primary { _ = try await reader.connection() }
-        } catch {
-            throw PostgresStoreError.from(error, server: target.server)
-        }
-        let changedPrimary = primary.takeServerChange()
-        let changedReader = reader !== primary && reader.takeServerChange()
-        guard changedPrimary || changedReader else { return false }
+        _ = try await link.connection()
+        guard link.takeServerChange() else { return false }
         _ = try await reload(reason: "a new connection reached another server, or a restarted one (a failover or a restart), which may lack changes the old one acknowledged")
         return true
     }
@@ -701,7 +695,7 @@ public final class PostgresSync: Sendable {
     }
 
     private func lockedWriteHeld<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
-        try await reloadIfServerChanged()
+        try await reloadIfServerChanged(on: primary)
         _ = absorbTransitions()
         let (position, mine) = shared.withLock { ($0.position, $0.mine) }
         let schema = store.schema

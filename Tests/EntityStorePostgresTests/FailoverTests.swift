@@ -41,6 +41,12 @@ func firstCell(_ target: PostgresTarget, _ sql: String) async -> String {
     }
 }
 
+/// Prints a measured duration when `ENTITYSTORE_TIMINGS` is set (scripts and docs quote them).
+func reportTiming(_ name: String, _ duration: Duration) {
+    guard ProcessInfo.processInfo.environment["ENTITYSTORE_TIMINGS"] != nil else { return }
+    print("timing \(name): \(duration.milliseconds) ms")
+}
+
 /// Collects a sync's events, for a test to look at.
 final class EventLog: Sendable {
     private let events = Lock<[PostgresSyncEvent]>([])
@@ -111,14 +117,20 @@ struct FailoverTests {
         for index in 0..<3 { try await write("b\(index)") }
         #expect(try await eventually(.seconds(20)) { follower.state[counters].count == 8 })
 
+        let killed = ContinuousClock.now
         try await pair.killPrimary()
         try await pair.promoteStandby()
+        reportTiming("async failover: kill and promote", ContinuousClock.now - killed)
         // The writer goes on without a restart: its first push reaches the promoted
         // standby, whose log ends before the writer's position.
-        for index in 0..<4 { try await write("c\(index)") }
+        for index in 0..<4 {
+            try await write("c\(index)")
+            if index == 0 { reportTiming("async failover: kill to the writer's first push", ContinuousClock.now - killed) }
+        }
         let expected = (0..<5).map { "a\($0)" } + (0..<4).map { "c\($0)" }
         #expect(counterIDs(writer) == expected)
         #expect(try await eventually(.seconds(30)) { counterIDs(follower) == expected && followerSync.position == writerSync.position })
+        reportTiming("async failover: kill to the follower current again", ContinuousClock.now - killed)
         let fresh = try EntityStore { customers; orders; counters }
         try await fresh.restore(from: target)
         #expect(counterIDs(fresh) == expected)
