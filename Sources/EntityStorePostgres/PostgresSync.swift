@@ -303,7 +303,8 @@ public final class PostgresSync: Sendable {
     ///   change, as ``write(retrying:_:)`` does); connection errors (nothing is written,
     ///   the local changes stay pending for the next push).
     /// - Complexity: O(changed rows) encoded and sent with `COPY`, plus a few round trips
-    ///   per changed table.
+    ///   per changed table; after a new connection reached another server (a failover),
+    ///   first a full reload, O(n log n).
     @discardableResult
     public func push() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -414,7 +415,10 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
-    /// - Complexity: O(rows changed since the position), in one read-only transaction.
+    /// - Complexity: O(rows changed since the position), in one read-only transaction;
+    ///   from a lagging standby (``Options/readTarget``), that transaction is repeated every
+    ///   5 ms until the standby catches up or ``Options/replayWait`` passes. A full reload,
+    ///   O(n log n), when the server changed or its change log ends before the position.
     @discardableResult
     public func pull() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
