@@ -47,22 +47,6 @@ func reportTiming(_ name: String, _ duration: Duration) {
     print("timing \(name): \(duration.milliseconds) ms")
 }
 
-/// Collects a sync's events, for a test to look at.
-final class EventLog: Sendable {
-    private let events = Lock<[PostgresSyncEvent]>([])
-    private let task: Task<Void, Never>
-
-    init(_ sync: PostgresSync) {
-        let events = self.events
-        let stream = sync.events
-        task = Task { for await event in stream { events.withLock { $0.append(event) } } }
-    }
-
-    var all: [PostgresSyncEvent] { events.withLock { $0 } }
-    var reloads: [String] { all.compactMap { if case let .reloaded(_, reason) = $0 { reason } else { nil } } }
-    var failures: [PostgresStoreError] { all.compactMap { if case let .failed(error) = $0 { error } else { nil } } }
-}
-
 /// A replica with quick retries, following (`start()`) when asked.
 func failoverReplica(_ target: PostgresTarget, reloadsOnNewServer: Bool = true) async throws -> (EntityStore, PostgresSync) {
     let store = try EntityStore { customers; orders; counters }
