@@ -96,6 +96,9 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     /// server's defaults of PostgreSQL 12 and later already give exact float text and hex
     /// `bytea`) and ``PostgresSync`` does not `LISTEN` through it.
     public var transactionPooling = false
+    /// Bytes of rows per `COPY` message of a snapshot (1 MiB). Tests lower it to cross
+    /// message boundaries with a few thousand rows instead of tens of thousands.
+    var bytesPerCopyMessage = PostgresSnapshotWriter.bytesPerMessage
 
     /// Every server, in the order connections try them: ``host``:``port``, then ``fallbackHosts``.
     public var endpoints: [Endpoint] { [Endpoint(host: host, port: port)] + fallbackHosts }

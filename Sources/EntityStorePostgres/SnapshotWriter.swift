@@ -167,7 +167,7 @@ struct PostgresSnapshotWriter {
         let generated = SQL.qualified(stage, "entitystore_t\(position)")
         let encoder = try CopyEncoder(
             view: view, bulk: table.typed.bulk, table: table.name, dateFields: dateFields[table.name] ?? [], revision: revision,
-            bytesPerPiece: Self.bytesPerMessage)
+            bytesPerPiece: target.bytesPerCopyMessage)
         // The rows are encoded on a thread of their own while this one sends them.
         let feed = encoder.start()
         defer { feed.cancel() }

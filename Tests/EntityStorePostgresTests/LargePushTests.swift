@@ -18,7 +18,8 @@ struct LateRow: Entity {
 
 let lateRows = Table<LateRow>("notes")
 
-/// Rows of about 70 bytes of `COPY` text: 30,000 of them are two messages of 1 MiB.
+/// Rows of about 70 bytes of `COPY` text: 3,000 of them fill three messages of
+/// ``smallMessages(_:)``'s 64 KiB, as 45,000 would fill three of the default 1 MiB.
 func sampleLateRows(_ count: Int, tagFrom: Int, scoreAt: Int) -> [LateRow] {
     (0..<count).map { index in
         LateRow(
@@ -27,32 +28,40 @@ func sampleLateRows(_ count: Int, tagFrom: Int, scoreAt: Int) -> [LateRow] {
     }
 }
 
+/// A target whose snapshots send `COPY` messages of 64 KiB, so that a table of a few
+/// thousand rows spans several messages, as a large table does with the default 1 MiB.
+func smallMessages(_ target: PostgresTarget) -> PostgresTarget {
+    var target = target
+    target.bytesPerCopyMessage = 64 << 10
+    return target
+}
+
 @Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct PostgresLargePushTests {
     @Test("columns that first appear after several COPY messages, and at the last row, round-trip")
     func columnsAppearMidTable() async throws {
-        let target = try await TestServer.target("midtable")
+        let target = smallMessages(try await TestServer.target("midtable"))
         defer { Task { await TestServer.drop(target) } }
         let store = try EntityStore { lateRows }
-        try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(30_000, tagFrom: 20_000, scoreAt: 29_999)) }
+        try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(3_000, tagFrom: 2_000, scoreAt: 2_999)) }
         let summary = try await store.snapshot(to: target)
-        #expect(summary.rows == 30_000)
+        #expect(summary.rows == 3_000)
         let copy = try EntityStore { lateRows }
         try await copy.restore(from: target)
         #expect(copy.state[lateRows].all() == store.state[lateRows].all())
         let counts = try await TestServer.rows(target, "SELECT count(tag), count(score), count(*) FROM \"\(target.schema)\".notes")
-        #expect(counts == [["10000", "1", "30000"]])
+        #expect(counts == [["1000", "1", "3000"]])
     }
 
-    @Test("a row that cannot be stored late in a large table: a clear error, the previous contents kept, no stage left", arguments: [3, 25_000, 29_999])
+    @Test("a row that cannot be stored late in a large table: a clear error, the previous contents kept, no stage left", arguments: [3, 2_500, 2_999])
     func failureLateInATable(at position: Int) async throws {
-        let target = try await TestServer.target("latefail")
+        let target = smallMessages(try await TestServer.target("latefail"))
         defer { Task { await TestServer.drop(target) } }
         let store = try EntityStore { lateRows }
         try store.write { tx in try tx[lateRows].insert(contentsOf: sampleLateRows(100, tagFrom: 0, scoreAt: 0)) }
         try await store.snapshot(to: target)
         try store.write { tx in
-            try tx[lateRows].insert(contentsOf: sampleLateRows(30_000, tagFrom: 0, scoreAt: 1).map { note in
+            try tx[lateRows].insert(contentsOf: sampleLateRows(3_000, tagFrom: 0, scoreAt: 1).map { note in
                 var note = note
                 note.id += 1_000
                 if note.id == 1_000 + position { note.when = Date(timeIntervalSinceReferenceDate: .infinity) }
