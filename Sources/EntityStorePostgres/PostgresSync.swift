@@ -81,6 +81,32 @@ public final class PostgresSync: Sendable {
         public var heartbeat: Duration = .seconds(10)
         /// A name for this replica, recorded with its changes in the change log.
         public var origin: String = ProcessInfo.processInfo.hostName + "/" + String(ProcessInfo.processInfo.processIdentifier)
+        /// Where loads and pulls read, when not the sync's ``PostgresSync/target``: a hot
+        /// standby (or several, with `target_session_attrs=prefer-standby`). Pushes,
+        /// ``PostgresSync/write(retrying:_:)`` and `LISTEN` stay on the target (standbys
+        /// take no writes and hear no `NOTIFY`). Its schema is the target's. A pull never
+        /// goes past what the standby replayed: it waits (up to ``replayWait``) until the
+        /// standby has the positions this replica pushed or heard of.
+        public var readTarget: PostgresTarget?
+        /// Where ``PostgresSync/start()`` listens, when not the target: a direct connection
+        /// to the primary when the target is a pooler in transaction mode
+        /// (``PostgresTarget/transactionPooling``), which carries no `LISTEN`. Its schema is
+        /// the target's. A transaction-pooled listening target without it is polled every
+        /// ``pooledPollInterval`` instead.
+        public var listenTarget: PostgresTarget?
+        /// How often ``PostgresSync/start()`` polls when it cannot listen (a transaction pooler).
+        public var pooledPollInterval: Duration = .milliseconds(100)
+        /// The longest a pull from ``readTarget`` waits for the standby to replay the
+        /// positions this replica knows the primary reached; past it the pull applies what
+        /// the standby has and fails with a transient error.
+        public var replayWait: Duration = .seconds(5)
+        /// Whether the replica reloads everything when a new connection reaches another
+        /// server than the last one did, or a restarted one (a failover, a crash): that
+        /// server may lack pushes the old one acknowledged (asynchronous replication,
+        /// `synchronous_commit=off`), which the replica holds. Turn it off only when no
+        /// acknowledged commit can be lost (synchronous replication and durable commits);
+        /// a replica then reloads only when the server's change log ends before its position.
+        public var reloadsOnNewServer = true
 
         /// The defaults: `LISTEN`, 0.5 s between retries.
         public init() {}
@@ -107,8 +133,10 @@ public final class PostgresSync: Sendable {
     private let continuation: AsyncStream<PostgresSyncEvent>.Continuation
     private let shared: Lock<Shared>
     private let operations = AsyncLock()
-    /// The sync's one connection, kept between operations (which `operations` serializes).
-    private let connectionBox = Lock<PostgresConnection?>(nil)
+    /// The sync's connection to its target, kept between operations (which `operations` serializes).
+    private let primary: ServerLink
+    /// The connection loads and pulls read on: ``Options/readTarget``'s, or `primary`.
+    private let reader: ServerLink
     /// The local commits published since they were last folded into `pending`.
     private let journal: CommitJournal
 
@@ -130,6 +158,9 @@ public final class PostgresSync: Sendable {
         var pending: [String: [AnyHashable: Int64]] = [:]
         /// A local commit replaced everything (a restore): only a full snapshot can push it.
         var replacedLocally = false
+        /// The highest position the primary is known to have reached (own pushes,
+        /// notifications): a pull from a standby waits until the standby replayed it.
+        var knownHead: Int64 = -1
     }
 
     /// A sync for `store` and the store in `target`'s schema. Local commits are recorded
@@ -142,6 +173,13 @@ public final class PostgresSync: Sendable {
         (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         shared = Lock(Shared())
         journal = CommitJournal(store, skipping: Self.ownCommitName)
+        primary = ServerLink(target: target)
+        if var readTarget = options.readTarget {
+            readTarget.schema = target.schema
+            reader = ServerLink(target: readTarget)
+        } else {
+            reader = primary
+        }
     }
 
     deinit {
@@ -154,9 +192,8 @@ public final class PostgresSync: Sendable {
     /// recording local commits. Call it when done; releasing the sync does it too.
     public func close() async {
         journal.stop()
-        if let connection = connectionBox.withLock({ open in defer { open = nil }; return open }) {
-            await connection.close()
-        }
+        await primary.close()
+        if reader !== primary { await reader.close() }
     }
 
     /// The change-log position the store is at (-1 before ``open(createIfMissing:)``).
@@ -212,7 +249,7 @@ public final class PostgresSync: Sendable {
     /// keeps the local value of every row changed and not pushed, still pending on its old
     /// base, so its push reports the conflict instead of the reload dropping it.
     private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
-        let (state, metadata) = try await PostgresSnapshotReader(target: target).read(schema: store.schema)
+        let (state, metadata) = try await PostgresSnapshotReader(target: reader.target).read(schema: store.schema)
         let tables = store.schema.tables
         do {
             // Inside the commit, so a local commit lands before it (and is kept or
@@ -236,6 +273,8 @@ public final class PostgresSync: Sendable {
         shared.withLock {
             $0.position = metadata.head
             $0.mine = []
+            // What another server acknowledged may be gone: the head is this one's.
+            $0.knownHead = metadata.head
             // The server's store replaced a local restore too.
             $0.replacedLocally = false
         }
@@ -264,7 +303,8 @@ public final class PostgresSync: Sendable {
     ///   change, as ``write(retrying:_:)`` does); connection errors (nothing is written,
     ///   the local changes stay pending for the next push).
     /// - Complexity: O(changed rows) encoded and sent with `COPY`, plus a few round trips
-    ///   per changed table.
+    ///   per changed table; after a new connection reached another server (a failover),
+    ///   first a full reload, O(n log n).
     @discardableResult
     public func push() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -303,11 +343,13 @@ public final class PostgresSync: Sendable {
     }
 
     private func pushLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
-        let (batches, position, mine) = try pendingBatches()
+        var (batches, position, mine) = try pendingBatches()
         guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
+        // A reload keeps the pending rows and their bases; the position and own pushes move.
+        if try await reloadIfServerChanged(on: primary) { (batches, position, mine) = try pendingBatches() }
         let schema = target.schema
         let origin = options.origin
-        let (newPosition, rows, previousHead) = try await withConnection { session in
+        let (newPosition, rows, previousHead) = try await withConnection(on: primary) { session in
             try SQL.transaction(session) {
                 try PushTransaction(schema: schema, origin: origin, position: position, mine: mine).run(batches, session)
             }
@@ -324,6 +366,7 @@ public final class PostgresSync: Sendable {
             } else {
                 state.mine.insert(newPosition)
             }
+            state.knownHead = max(state.knownHead, newPosition)
             for batch in batches {
                 for id in batch.ids.ids { state.pending[batch.tableName]?.removeValue(forKey: id) }
                 if state.pending[batch.tableName]?.isEmpty == true { state.pending[batch.tableName] = nil }
@@ -372,7 +415,10 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
-    /// - Complexity: O(rows changed since the position), in one read-only transaction.
+    /// - Complexity: O(rows changed since the position), in one read-only transaction;
+    ///   from a lagging standby (``Options/readTarget``), that transaction is repeated every
+    ///   5 ms until the standby catches up or ``Options/replayWait`` passes. A full reload,
+    ///   O(n log n), when the server changed or its change log ends before the position.
     @discardableResult
     public func pull() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -387,17 +433,56 @@ public final class PostgresSync: Sendable {
     }
 
     private func pullLocked() async throws(PostgresStoreError) -> PostgresSyncSummary {
+        try await reloadIfServerChanged(on: reader)
         _ = absorbTransitions()
-        let (position, mine) = shared.withLock { ($0.position, $0.mine) }
+        let (position, mine, knownHead) = shared.withLock { ($0.position, $0.mine, $0.knownHead) }
         guard position >= 0 else { throw .notAStore(schema: target.schema, reason: "the sync is not open (call open() first)") }
         let schema = store.schema
-        let target = self.target
-        let outcome: PullOutcome = try await withConnection { session in
-            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+        let target = reader.target
+        let fromStandby = reader !== primary
+        // A standby may lag: never pull short of what this replica knows the primary has.
+        let wanted = fromStandby ? max(position, knownHead) : position
+        let deadline = ContinuousClock.now + options.replayWait
+        var outcome: PullOutcome
+        var head: Int64 = 0
+        while true {
+            outcome = try await withConnection(on: reader) { session in
+                try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                    try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+                }
             }
+            guard case let .changes(found, _) = outcome else { break }
+            head = found
+            guard fromStandby, head < wanted, ContinuousClock.now < deadline else { break }
+            try? await Task.sleep(for: .milliseconds(5))
         }
-        return try await finishPull(outcome)
+        if case .changes = outcome, head < position {
+            guard fromStandby else {
+                // The server's log ends before what this replica holds: pushes it saw
+                // were lost (a failover to a standby that had not received them).
+                return try await finishPull(.reload(
+                    "the server's change log ends at position \(head), before this replica's position \(position): changes it acknowledged were lost (a failover or a restore); reloaded"))
+            }
+            throw .connectionFailed(server: target.server, reason: "the standby has replayed the change log up to position \(head) only, behind this replica's position \(position), after waiting \(PostgresSession.describe(options.replayWait))")
+        }
+        let summary = try await finishPull(outcome)
+        if fromStandby && head < wanted {
+            throw .connectionFailed(server: target.server, reason: "the standby has replayed the change log up to position \(head) only, behind the primary's \(wanted), after waiting \(PostgresSession.describe(options.replayWait))")
+        }
+        return summary
+    }
+
+    /// Reloads everything (keeping pending rows) when a new connection of `link` reached
+    /// another server, or a restarted one, and ``Options/reloadsOnNewServer`` asks for it:
+    /// that server may lack changes this replica holds. Returns whether it reloaded. Only
+    /// the link the operation uses is opened: a standby that is down never stops a push.
+    @discardableResult
+    private func reloadIfServerChanged(on link: ServerLink) async throws(PostgresStoreError) -> Bool {
+        guard options.reloadsOnNewServer, shared.withLock({ $0.position }) >= 0 else { return false }
+        _ = try await link.connection()
+        guard link.takeServerChange() else { return false }
+        _ = try await reload(reason: "a new connection reached another server, or a restarted one (a failover or a restart), which may lack changes the old one acknowledged")
+        return true
     }
 
     /// Applies what a pull found, as one commit of the sync's own.
@@ -545,7 +630,7 @@ public final class PostgresSync: Sendable {
         guard !ids.isEmpty else { return }
         let schema = store.schema
         let target = self.target
-        let tables = try await withConnection { session in
+        let tables = try await withConnection(on: primary) { session in
             try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
                 try PullTransaction(target: target, schema: schema, position: 0, mine: []).current(ids, session)
             }
@@ -614,6 +699,7 @@ public final class PostgresSync: Sendable {
     }
 
     private func lockedWriteHeld<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
+        try await reloadIfServerChanged(on: primary)
         _ = absorbTransitions()
         let (position, mine) = shared.withLock { ($0.position, $0.mine) }
         let schema = store.schema
@@ -625,11 +711,12 @@ public final class PostgresSync: Sendable {
         let written = Lock(WrittenLocally())
         let result: Result, batches: [any PushBatch], summary: (Int64, Int, Int64)?
         do {
-            (result, batches, summary) = try await withConnectionPassingErrors { session in
+            (result, batches, summary) = try await withConnectionPassingErrors(on: primary) { session in
                 try SQL.transaction(session) {
                     try session.execute("SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
                     let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
-                    guard case let .changes(head, tables) = outcome else {
+                    // A server behind this replica lost changes it holds: reload first.
+                    guard case let .changes(head, tables) = outcome, head >= position else {
                         throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])
                     }
                     _ = try applyPulled(head: head, tables: tables)
@@ -704,8 +791,14 @@ public final class PostgresSync: Sendable {
     /// With ``Wakeup/listen`` it holds one more connection, listening on the schema's
     /// channel; with ``Wakeup/poll(every:)`` it pulls at that interval.
     public func start() async {
+        var wakeup = options.wakeup
+        if wakeup == .listen && options.listenTarget == nil && target.transactionPooling {
+            // A transaction pooler does not carry LISTEN (its server connection changes
+            // between transactions): poll instead.
+            wakeup = .poll(every: options.pooledPollInterval)
+        }
         while !Task.isCancelled {
-            switch options.wakeup {
+            switch wakeup {
             case let .poll(interval):
                 await pullReporting()
                 try? await Task.sleep(for: interval)
@@ -749,7 +842,9 @@ public final class PostgresSync: Sendable {
     /// One `LISTEN` session: pulls once listening (to catch up), then on each notification;
     /// after ``Options/heartbeat`` without one, checks the connection and pulls.
     private func listenOnce() async throws {
-        let connection = try await target.connect()
+        var listening = options.listenTarget ?? target
+        listening.schema = target.schema
+        let connection = try await listening.connect()
         let channel = SQL.channel(for: target.schema)
         let heartbeat = options.heartbeat
         do {
@@ -757,6 +852,10 @@ public final class PostgresSync: Sendable {
             await pullUntilCurrent()
             while !Task.isCancelled {
                 let payloads = try await connection.run { session in try session.notifications(waitingUpTo: heartbeat) }
+                // Each payload is a pushed position: the primary has it (a pull from a
+                // standby waits until the standby does).
+                let heard = payloads.compactMap { Int64($0) }.max() ?? -1
+                shared.withLock { $0.knownHead = max($0.knownHead, heard) }
                 if payloads.isEmpty {
                     // Nothing heard for a while: is the connection alive (a round trip
                     // bounded by the operation timeout), and is the position current?
@@ -780,7 +879,7 @@ public final class PostgresSync: Sendable {
     @discardableResult
     public func prune(keepingAfter position: Int64) async throws(PostgresStoreError) -> Int {
         let schema = target.schema
-        return try await withConnection { session in
+        return try await withConnection(on: primary) { session in
             try SQL.transaction(session) {
                 let head = try session.execute(
                     "SELECT value FROM \(SQL.qualified(schema, "entitystore_meta")) WHERE key = 'log_head' FOR UPDATE")
@@ -799,38 +898,20 @@ public final class PostgresSync: Sendable {
 
     // MARK: Connection
 
-    /// Runs `body` on the sync's connection (opened on first use, dropped once broken so
+    /// Runs `body` on the connection of `link` (opened on first use, dropped once broken so
     /// the next operation reconnects); every error is a ``PostgresStoreError``.
-    private func withConnection<R>(_ body: (PostgresSession) throws -> R) async throws(PostgresStoreError) -> R {
+    private func withConnection<R>(on link: ServerLink, _ body: (PostgresSession) throws -> R) async throws(PostgresStoreError) -> R {
         do {
-            return try await withConnectionPassingErrors(body)
+            return try await link.run(body)
         } catch {
-            throw PostgresStoreError.from(error, server: target.server)
+            throw PostgresStoreError.from(error, server: link.target.server)
         }
     }
 
-    /// As ``withConnection(_:)``, but errors that are not the connection's (an app's own,
-    /// thrown by its write) pass through unchanged.
-    private func withConnectionPassingErrors<R>(_ body: (PostgresSession) throws -> R) async throws -> R {
-        let connection: PostgresConnection
-        if let open = connectionBox.withLock({ $0 }), !open.isBroken {
-            connection = open
-        } else {
-            connection = try await target.connect()
-            connectionBox.withLock { $0 = connection }
-        }
-        do {
-            return try await connection.run(body)
-        } catch let error as PostgresStoreError {
-            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
-            throw PostgresStoreError.from(error, server: target.server)
-        } catch is CancellationError {
-            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
-            throw PostgresStoreError.from(CancellationError(), server: target.server)
-        } catch {
-            if connection.isBroken { connectionBox.withLock { if $0 === connection { $0 = nil } } }
-            throw error
-        }
+    /// As ``withConnection(on:_:)``, but errors that are not the connection's (an app's
+    /// own, thrown by its write) pass through unchanged.
+    private func withConnectionPassingErrors<R>(on link: ServerLink, _ body: (PostgresSession) throws -> R) async throws -> R {
+        try await link.run(body)
     }
 }
 

@@ -141,8 +141,17 @@ func clusterScript(_ arguments: [String]) throws -> (status: Int32, output: Stri
         for pointer in pointers { free(pointer) }
         for pointer in environmentPointers { free(pointer) }
     }
+    // The script's servers and watchers must not inherit the signals this process blocks
+    // (its threads block SIGTERM): pgbouncer would never end on one.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, pointers, environmentPointers)
+    let spawned = posix_spawn(&pid, "/bin/bash", nil, &attributes, pointers, environmentPointers)
     guard spawned == 0 else { throw ChildFailure("cannot run \(script): error \(spawned)") }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

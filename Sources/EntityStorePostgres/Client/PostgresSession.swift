@@ -378,6 +378,15 @@ final class PostgresSession {
         _ message: String, server: String, sslMode: String, usedPassword: Bool, neededPassword: Bool
     ) -> PostgresStoreError {
         let lowered = message.lowercased()
+        if lowered.contains("session is read-only") || lowered.contains("session is not read-only")
+            || lowered.contains("in hot standby mode") || lowered.contains("is not in hot standby") {
+            // A multi-host target whose servers all have the wrong role: during a failover,
+            // before the standby is promoted.
+            return .connectionFailed(server: server, reason: "no server of the list has the role target_session_attrs asks for (\(message))")
+        }
+        if lowered.contains("unsupported startup parameter") {
+            return .connectionFailed(server: server, reason: "\(message) (a pooler such as pgbouncer: add pool_mode=transaction to the URL)")
+        }
         if neededPassword || lowered.contains("no password supplied") {
             return .authenticationFailed(server: server, reason: "the server asks for a password and none was given (PGPASSWORD or the URL)")
         }
