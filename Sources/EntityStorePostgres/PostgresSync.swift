@@ -263,8 +263,9 @@ public final class PostgresSync: Sendable {
     ///   the rows since this replica's position (nothing is written; pull, then redo the
     ///   change, as ``write(retrying:_:)`` does); connection errors (nothing is written,
     ///   the local changes stay pending for the next push).
-    /// - Complexity: O(changed rows) encoded and sent with `COPY`, plus a few round trips
-    ///   per changed table.
+    /// - Complexity: O(changed rows) encoded and sent; two round trips (the head row stays
+    ///   locked for about one and a half), plus two per table of more than 200 changed rows
+    ///   (sent with `COPY`) and one per table that gains columns.
     @discardableResult
     public func push() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -372,7 +373,8 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
-    /// - Complexity: O(rows changed since the position), in one read-only transaction.
+    /// - Complexity: O(rows changed since the position), in one read-only transaction of
+    ///   two round trips.
     @discardableResult
     public func pull() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -393,8 +395,8 @@ public final class PostgresSync: Sendable {
         let schema = store.schema
         let target = self.target
         let outcome: PullOutcome = try await withConnection { session in
-            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+            try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", bodyCommits: true) {
+                try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session, commit: true)
             }
         }
         return try await finishPull(outcome)
