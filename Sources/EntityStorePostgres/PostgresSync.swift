@@ -302,9 +302,10 @@ public final class PostgresSync: Sendable {
     ///   the rows since this replica's position (nothing is written; pull, then redo the
     ///   change, as ``write(retrying:_:)`` does); connection errors (nothing is written,
     ///   the local changes stay pending for the next push).
-    /// - Complexity: O(changed rows) encoded and sent with `COPY`, plus a few round trips
-    ///   per changed table; after a new connection reached another server (a failover),
-    ///   first a full reload, O(n log n).
+    /// - Complexity: O(changed rows) encoded and sent; two round trips (the head row stays
+    ///   locked for about one and a half), plus two per table of more than 200 changed rows
+    ///   (sent with `COPY`) and one per table that gains columns; after a new connection
+    ///   reached another server (a failover), first a full reload, O(n log n).
     @discardableResult
     public func push() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -415,10 +416,11 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
-    /// - Complexity: O(rows changed since the position), in one read-only transaction;
-    ///   from a lagging standby (``Options/readTarget``), that transaction is repeated every
-    ///   5 ms until the standby catches up or ``Options/replayWait`` passes. A full reload,
-    ///   O(n log n), when the server changed or its change log ends before the position.
+    /// - Complexity: O(rows changed since the position), in one read-only transaction of
+    ///   two round trips; from a lagging standby (``Options/readTarget``), that transaction
+    ///   is repeated every 5 ms until the standby catches up or ``Options/replayWait``
+    ///   passes. A full reload, O(n log n), when the server changed or its change log ends
+    ///   before the position.
     @discardableResult
     public func pull() async throws(PostgresStoreError) -> PostgresSyncSummary {
         await operations.lock()
@@ -447,8 +449,8 @@ public final class PostgresSync: Sendable {
         var head: Int64 = 0
         while true {
             outcome = try await withConnection(on: reader) { session in
-                try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                    try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+                try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", bodyCommits: true) {
+                    try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session, commit: true)
                 }
             }
             guard case let .changes(found, _) = outcome else { break }

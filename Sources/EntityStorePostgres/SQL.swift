@@ -53,13 +53,20 @@ enum SQL {
     /// Runs `body` in one transaction opened with `begin` and commits it; on an error,
     /// rolls it back (a broken connection needs no rollback: the server ends the
     /// transaction when the connection closes).
-    static func transaction<R>(_ session: PostgresSession, begin: String = "BEGIN", _ body: () throws -> R) throws -> R {
-        try session.execute(begin)
+    ///
+    /// `begin` goes to the server with `body`'s first statement, and `COMMIT` with the
+    /// statements `body` queued last (``PostgresSession/enqueue(_:_:)``): each in the same
+    /// round trip, not one of its own.
+    /// With `bodyCommits`, `body` sends the `COMMIT` itself (with its last statements).
+    static func transaction<R>(_ session: PostgresSession, begin: String = "BEGIN", bodyCommits: Bool = false, _ body: () throws -> R) throws -> R {
+        session.enqueue(begin)
         do {
             let result = try body()
-            try session.execute("COMMIT")
+            if !bodyCommits { try session.execute("COMMIT") }
             return result
         } catch {
+            // What is still queued was never sent: nothing to undo there.
+            session.discardQueued()
             if !session.broken { _ = try? session.execute("ROLLBACK") }
             throw error
         }

@@ -16,6 +16,9 @@ protocol PushBatch: Sendable {
     func upsertFields(layout: WriteLayout) throws(PostgresStoreError) -> [[(name: String, value: EncodedValue)]]
     /// The stored form of each removed ID.
     func removalIDs() throws(PostgresStoreError) -> [EncodedValue]
+    /// The change-log text of each upserted row's ID, encoded on its own, in upsert order
+    /// (nil if one does not encode).
+    func upsertIDTexts() -> [String]?
 }
 
 struct TypedPushBatch<T: TypedTable>: PushBatch {
@@ -51,6 +54,23 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
             }
         }
         return result
+    }
+
+    func upsertIDTexts() -> [String]? {
+        var texts: [String] = []
+        texts.reserveCapacity(upserts.count)
+        for entity in upserts {
+            if let record = entity as? DynamicRecord {
+                switch record.id {
+                case let .integer(value): texts.append(String(value))
+                case let .string(value): texts.append(value)
+                }
+            } else {
+                guard let encoded = try? PGRowEncoder.encodeID(entity.id) else { return nil }
+                texts.append(idText(encoded))
+            }
+        }
+        return texts
     }
 
     /// A dynamic record's fields in the kinds the server's columns have (new fields take
@@ -130,35 +150,46 @@ struct PushTransaction {
     let position: Int64
     let mine: Set<Int64>
 
+    /// Pushes `batches` in two round trips, so the head row stays locked for little more
+    /// than one: the lock, the layouts and the conflict check (on the IDs known before the
+    /// lock), then the writes, the change log, the head and the notification, sent with
+    /// the caller's `COMMIT` (queued, see ``PostgresSession/enqueue(_:_:)``).
     func run(_ batches: [any PushBatch], _ session: PostgresSession) throws -> (Int64, Int, Int64) {
         let meta = SQL.qualified(schema, "entitystore_meta")
-        // The row lock orders pushes: positions follow commit order.
-        var values: [String: String] = [:]
+        // Before the lock: the rows to check, as their IDs encode on their own (checked
+        // against the encoded rows below).
+        let predicted = Self.predictedKeys(batches, position: position)
+        let names = batches.map(\.tableName)
+        var statements: [(sql: String, parameters: [PostgresParameter])] = [
+            // The row lock orders pushes: positions follow commit order. Only the head row
+            // is locked (every writer locks it first: no deadlock).
+            ("SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h", []),
+            // Server-side layouts of the tables touched, read under the lock.
+            ("""
+            SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
+            """, [.texts(names)]),
+        ]
+        if let predicted { statements.append(conflictCheck(predicted)) }
+        let results: [PostgresRows]
         do {
-            // Only the head row is locked (every writer locks it first: no deadlock).
-            let rows = try session.execute(
-                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h")
-            for row in 0..<rows.count {
-                values["log_head"] = try rows.requiredString(row, 0)
-                values["log_start"] = rows.string(row, 1)
-            }
+            results = try session.execute(pipeline: statements)
         } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: schema, reason: "it has no entitystore_meta table (push a snapshot first)")
+        }
+        var values: [String: String] = [:]
+        let lockRows = results[0]
+        for row in 0..<lockRows.count {
+            values["log_head"] = try lockRows.requiredString(row, 0)
+            values["log_start"] = lockRows.string(row, 1)
         }
         let head = values["log_head"].flatMap { Int64($0) } ?? 0
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
 
-        // Server-side layouts of the tables touched, in one query.
-        let names = batches.map(\.tableName)
         var idKinds: [String: PostgresColumnKind] = [:]
         var columns: [String: [WriteLayout.Column]] = [:]
-        let layoutRows = try session.execute(
-            """
-            SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
-            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
-            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
-            """,
-            [.texts(names)])
+        let layoutRows = results[1]
         for row in 0..<layoutRows.count {
             let (table, idKind, name, kind, nullable) = (
                 try layoutRows.requiredString(row, 0), try layoutRows.requiredString(row, 1), layoutRows.string(row, 2),
@@ -172,9 +203,7 @@ struct PushTransaction {
 
         // Encode, and list every row written.
         var prepared: [(batch: any PushBatch, layout: WriteLayout, firstNew: Int, changes: [WriteLayout.Change], rows: [[(name: String, value: EncodedValue)]], removals: [EncodedValue])] = []
-        var conflictTables: [String] = []
-        var conflictIDs: [String] = []
-        var conflictBases: [Int64] = []
+        var keys = ConflictKeys()
         for batch in batches {
             guard let idKind = idKinds[batch.tableName] else {
                 throw PostgresStoreError.schemaMismatch(table: batch.tableName, detail: "the store in schema '\(schema)' has no such table; push a full snapshot")
@@ -189,35 +218,27 @@ struct PushTransaction {
             let removals = try batch.removalIDs()
             for (index, fields) in rows.enumerated() {
                 if let id = fields.first(where: { $0.name == "id" }) {
-                    conflictTables.append(batch.tableName)
-                    conflictIDs.append(idText(id.value))
-                    conflictBases.append(index < batch.upsertBases.count ? batch.upsertBases[index] : position)
+                    keys.append(batch.tableName, idText(id.value), index < batch.upsertBases.count ? batch.upsertBases[index] : position)
                 }
             }
             for (index, id) in removals.enumerated() {
-                conflictTables.append(batch.tableName)
-                conflictIDs.append(idText(id))
-                conflictBases.append(index < batch.removalBases.count ? batch.removalBases[index] : position)
+                keys.append(batch.tableName, idText(id), index < batch.removalBases.count ? batch.removalBases[index] : position)
             }
             prepared.append((batch, layout, known.count, changes, rows, removals))
         }
 
         // Optimistic concurrency: any change to each row by others after the position its
         // local value is based on? A base pruned from the log cannot be checked.
-        let unknowable = conflictBases.indices.filter { conflictBases[$0] < logStart }
+        let unknowable = keys.bases.indices.filter { keys.bases[$0] < logStart }
         if !unknowable.isEmpty {
             throw PostgresStoreError.conflict(unknowable.map {
-                PostgresConflict(table: conflictTables[$0], id: conflictIDs[$0], expectedRevision: conflictBases[$0], serverRevision: logStart)
+                PostgresConflict(table: keys.tables[$0], id: keys.ids[$0], expectedRevision: keys.bases[$0], serverRevision: logStart)
             })
         }
-        let conflicts = try session.execute(
-            """
-            SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
-            JOIN unnest($1::text[], $2::text[], $3::int8[]) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
-            WHERE c.position > $5::int8 AND c.position > p.b AND NOT (c.position = ANY($4::int8[])) \
-            GROUP BY c.table_name, c.row_id ORDER BY 1, 2
-            """, [.texts(conflictTables), .texts(conflictIDs), .integers(conflictBases), .integers(Array(mine)),
-                  .integer(conflictBases.min() ?? position)])
+        // The check already made holds if it named exactly these rows (it always does
+        // unless an entity encodes its ID otherwise than its `id` field); else check again.
+        let check = conflictCheck(keys)
+        let conflicts = predicted == keys ? results[2] : try session.execute(check.sql, check.parameters)
         if !conflicts.isEmpty {
             var found: [PostgresConflict] = []
             for row in 0..<conflicts.count {
@@ -234,16 +255,57 @@ struct PushTransaction {
             written += try write(item.batch, layout: item.layout, firstNew: item.firstNew, changes: item.changes, rows: item.rows,
                                        removals: item.removals, temporary: "entitystore_push_\(index)", revision: newPosition, session)
         }
-        // The change log, the new head and the notification, in one statement.
-        try session.execute(
+        // The change log, the new head and the notification, in one statement, queued:
+        // it goes with the writes and the caller's COMMIT.
+        session.enqueue(
             """
             WITH logged AS (INSERT INTO \(SQL.qualified(schema, "entitystore_changes")) (position, table_name, row_id, origin) \
             SELECT $1::int8, t, r, $4 FROM unnest($2::text[], $3::text[]) AS u(t, r)), \
             moved AS (UPDATE \(meta) SET value = $1::int8::text WHERE key = 'log_head') \
             SELECT pg_notify($5, $1::int8::text)
             """,
-            [.integer(newPosition), .texts(conflictTables), .texts(conflictIDs), .text(origin), .text(SQL.channel(for: schema))])
+            [.integer(newPosition), .texts(keys.tables), .texts(keys.ids), .text(origin), .text(SQL.channel(for: schema))])
         return (newPosition, written, head)
+    }
+
+    /// The rows a push checks for conflicts: table, ID text and base, in order.
+    struct ConflictKeys: Equatable {
+        var tables: [String] = []
+        var ids: [String] = []
+        var bases: [Int64] = []
+
+        mutating func append(_ table: String, _ id: String, _ base: Int64) {
+            tables.append(table)
+            ids.append(id)
+            bases.append(base)
+        }
+    }
+
+    /// The conflict keys as the batches' IDs encode on their own, without the layouts (nil
+    /// when one does not encode: the encoding of the rows reports it).
+    static func predictedKeys(_ batches: [any PushBatch], position: Int64) -> ConflictKeys? {
+        var keys = ConflictKeys()
+        for batch in batches {
+            guard let upserts = batch.upsertIDTexts(), let removals = try? batch.removalIDs() else { return nil }
+            for (index, id) in upserts.enumerated() {
+                keys.append(batch.tableName, id, index < batch.upsertBases.count ? batch.upsertBases[index] : position)
+            }
+            for (index, id) in removals.enumerated() {
+                keys.append(batch.tableName, idText(id), index < batch.removalBases.count ? batch.removalBases[index] : position)
+            }
+        }
+        return keys
+    }
+
+    /// The statement listing, for each row of `keys`, the latest change by others after its base.
+    private func conflictCheck(_ keys: ConflictKeys) -> (sql: String, parameters: [PostgresParameter]) {
+        ("""
+        SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
+        JOIN unnest($1::text[], $2::text[], $3::int8[]) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
+        WHERE c.position > $5::int8 AND c.position > p.b AND NOT (c.position = ANY($4::int8[])) \
+        GROUP BY c.table_name, c.row_id ORDER BY 1, 2
+        """, [.texts(keys.tables), .texts(keys.ids), .integers(keys.bases), .integers(Array(mine)),
+              .integer(keys.bases.min() ?? position)])
     }
 
     /// Writes one table's rows: new columns first, then the rows through a temporary
@@ -258,17 +320,17 @@ struct PushTransaction {
             switch change {
             case let .add(position):
                 let column = layout.columns[position]
-                try session.execute("ALTER TABLE \(table) ADD COLUMN \(SQL.quote(column.name)) \(layout.sqlType(position))")
+                session.enqueue("ALTER TABLE \(table) ADD COLUMN \(SQL.quote(column.name)) \(layout.sqlType(position))")
             case let .retype(position):
                 let column = layout.columns[position]
                 let using = position == 0 ? "\(SQL.quote("id"))::text::\(layout.sqlType(position))" : "NULL"
-                try session.execute("ALTER TABLE \(table) ALTER COLUMN \(SQL.quote(column.name)) TYPE \(layout.sqlType(position)) USING \(using)")
+                session.enqueue("ALTER TABLE \(table) ALTER COLUMN \(SQL.quote(column.name)) TYPE \(layout.sqlType(position)) USING \(using)")
                 if position == 0 {
-                    try session.execute(
+                    session.enqueue(
                         "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET id_kind = $1 WHERE name = $2",
                         [.text((column.kind ?? .null).rawValue), .text(batch.tableName)])
                 }
-                try session.execute(
+                session.enqueue(
                     "UPDATE \(SQL.qualified(schema, "entitystore_columns")) SET kind = $1 WHERE table_name = $2 AND name = $3",
                     [.text((column.kind ?? .null).rawValue), .text(batch.tableName), .text(column.name)])
             }
@@ -276,7 +338,12 @@ struct PushTransaction {
         if firstNew < layout.columns.count {
             try MetadataTables.recordColumns(batch.tableName, layout.columns, from: firstNew, in: schema, session)
         }
-        var delta: Int64 = 0
+        // Each write counts the rows it added or removed into the table's row count in the
+        // same statement (queued: it goes with the rest of the push and its COMMIT).
+        let tables = SQL.qualified(schema, "entitystore_tables")
+        func counting(_ rows: String, sign: String, name: Int) -> String {
+            "n AS (SELECT count(*) AS n FROM \(rows)) UPDATE \(tables) SET row_count = row_count \(sign) n.n FROM n WHERE name = $\(name) AND n.n <> 0"
+        }
         let targets = layout.columns.map { SQL.quote($0.name) } + ["\"entitystore_revision\""]
         let updates = targets.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
         let parameters = (layout.columns.count + 1) * rows.count
@@ -297,13 +364,13 @@ struct PushTransaction {
                 marks.append("$\(binds.count)::int8")
                 tuples.append("(" + marks.joined(separator: ", ") + ")")
             }
-            let inserted = try session.execute(
+            binds.append(.text(batch.tableName))
+            session.enqueue(
                 """
                 WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \
-                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
-                SELECT count(*) FILTER (WHERE inserted) FROM up
+                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted), \
+                \(counting("up WHERE inserted", sign: "+", name: binds.count))
                 """, binds)
-            delta += inserted.int64(0, 0) ?? 0
         } else if !rows.isEmpty {
             func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
             var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
@@ -323,25 +390,19 @@ struct PushTransaction {
                 return buffer
             }
             let sources = layout.columns.indices.map { SQL.quote(columnName($0)) } + ["\"entitystore_revision\""]
-            let inserted = try session.execute(
+            session.enqueue(
                 """
                 WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(SQL.quote(temporary)) \
-                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted) \
-                SELECT count(*) FILTER (WHERE inserted) FROM up
-                """)
-            delta += inserted.int64(0, 0) ?? 0
+                ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted), \
+                \(counting("up WHERE inserted", sign: "+", name: 1))
+                """, [.text(batch.tableName)])
         }
         if !removals.isEmpty {
             var binds: [PostgresParameter] = []
             let list = bindIDs(removals, kind: layout.columns[0].kind ?? .string, into: &binds)
-            let deleted = try session.execute(
-                "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1) SELECT count(*) FROM d", binds)
-            delta -= deleted.int64(0, 0) ?? 0
-        }
-        if delta != 0 {
-            try session.execute(
-                "UPDATE \(SQL.qualified(schema, "entitystore_tables")) SET row_count = row_count + $1::int8 WHERE name = $2",
-                [.integer(delta), .text(batch.tableName)])
+            binds.append(.text(batch.tableName))
+            session.enqueue(
+                "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1), \(counting("d", sign: "-", name: binds.count))", binds)
         }
         return rows.count + removals.count
     }
@@ -383,79 +444,125 @@ struct TypedPulledTable<T: TypedTable>: PulledTable {
     }
 }
 
-/// One pull, inside a read-only repeatable-read transaction.
+/// One pull, inside a read-only repeatable-read transaction, in two round trips: the
+/// head, the changes since the position and the layouts of their tables, then the rows.
 struct PullTransaction {
     let target: PostgresTarget
     let schema: Schema
     let position: Int64
     let mine: Set<Int64>
 
-    func run(_ session: PostgresSession) throws -> PullOutcome {
+    /// Reads what changed since `position`. With `commit`, the transaction's `COMMIT` goes
+    /// with the last statements (the caller must not commit again).
+    func run(_ session: PostgresSession, commit: Bool = false) throws -> PullOutcome {
         let stored = target.schema
         let meta = SQL.qualified(stored, "entitystore_meta")
-        var values: [String: String] = [:]
+        let log = SQL.qualified(stored, "entitystore_changes")
+        // The head, bounded in SQL so a text that is no number reads as none (as below).
+        let headValue = "(SELECT CASE WHEN value ~ '^-?[0-9]{1,18}$' THEN value::int8 END FROM \(meta) WHERE key = 'log_head')"
+        // One round trip, one snapshot: the head and the log's start, every row changed
+        // since the position up to the head (less the replica's own pushes), and the
+        // layouts of the tables changed.
+        let first: [PostgresRows]
         do {
-            let rows = try session.execute("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')")
-            for row in 0..<rows.count { values[try rows.requiredString(row, 0)] = try rows.requiredString(row, 1) }
+            first = try session.execute(pipeline: [
+                ("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')", []),
+                ("""
+                SELECT table_name, row_id FROM \(log) WHERE position > $1::int8 AND position <= \(headValue) \
+                GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($2::int8[]))
+                """, [.integer(position), .integers(Array(mine))]),
+                (Self.layoutsSQL(schema: stored, names: "SELECT DISTINCT table_name FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)"),
+                 [.integer(position)]),
+            ])
         } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
         }
+        switch try plan(first[0], first[1], layouts: first[2]) {
+        case let .done(outcome):
+            if commit { try session.execute("COMMIT") }
+            return outcome
+        case let .fetch(head, fetches):
+            return .changes(head: head, tables: try fetch(fetches, session, commit: commit))
+        }
+    }
+
+    /// What a pull does after its first round trip.
+    private enum Plan {
+        case done(PullOutcome)
+        case fetch(head: Int64, [Fetch])
+    }
+
+    /// What the first round trip found: an outcome, or the rows to fetch.
+    private func plan(_ metaRows: PostgresRows, _ changeRows: PostgresRows, layouts layoutRows: PostgresRows) throws -> Plan {
+        var values: [String: String] = [:]
+        for row in 0..<metaRows.count { values[try metaRows.requiredString(row, 0)] = try metaRows.requiredString(row, 1) }
         // No head: a full snapshot replaced the store while this pull waited for its lock
         // (its snapshot predates the new tables, which look empty): reload.
-        guard let headText = values["log_head"] else { return .reload("the store was replaced by a full snapshot") }
+        guard let headText = values["log_head"] else { return .done(.reload("the store was replaced by a full snapshot")) }
         let head = Int64(headText) ?? 0
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
         if logStart > position {
-            return .reload(position == logStart - 1 && head == logStart
+            return .done(.reload(position == logStart - 1 && head == logStart
                 ? "the store was replaced by a full snapshot or repaired"
-                : "position \(position) is no longer in the change log (it starts after \(logStart))")
+                : "position \(position) is no longer in the change log (it starts after \(logStart))"))
         }
-        guard head > position else { return .changes(head: head, tables: []) }
+        guard head > position else { return .done(.changes(head: head, tables: [])) }
         var changed: [String: [String]] = [:]
-        let changes = try session.execute(
-            """
-            SELECT table_name, row_id FROM \(SQL.qualified(stored, "entitystore_changes")) WHERE position > $1::int8 AND position <= $2::int8 \
-            GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($3::int8[]))
-            """, [.integer(position), .integer(head), .integers(Array(mine))])
-        for row in 0..<changes.count {
-            changed[try changes.requiredString(row, 0), default: []].append(try changes.requiredString(row, 1))
+        for row in 0..<changeRows.count {
+            changed[try changeRows.requiredString(row, 0), default: []].append(try changeRows.requiredString(row, 1))
         }
-        guard !changed.isEmpty else { return .changes(head: head, tables: []) }
-        let layouts = try Self.layouts(of: Array(changed.keys), schema: stored, session)
-        var tables: [any PulledTable] = []
+        guard !changed.isEmpty else { return .done(.changes(head: head, tables: [])) }
+        let layouts = try Self.layouts(from: layoutRows)
+        var fetches: [Fetch] = []
         for table in schema.tables {
             guard let ids = changed[table.name], let typed = table as? any TypedTable else { continue }
             guard let storedTable = layouts[table.name] else {
                 throw PostgresStoreError.schemaMismatch(table: table.name, detail: "the store in PostgreSQL has no such table")
             }
-            tables.append(try fetch(typed, ids: ids, stored: storedTable, session))
+            fetches.append(Fetch(typed, ids: ids, stored: storedTable, schema: target.schema))
         }
-        return .changes(head: head, tables: tables)
+        return .fetch(head: head, fetches)
     }
 
+    /// Fetches the rows of `fetches` in one round trip, with `COMMIT` if `commit`.
+    private func fetch(_ fetches: [Fetch], _ session: PostgresSession, commit: Bool) throws -> [any PulledTable] {
+        var statements = fetches.map { (sql: $0.sql, parameters: $0.parameters) }
+        if commit { statements.append(("COMMIT", [])) }
+        guard !statements.isEmpty else { return [] }
+        let results = try session.execute(pipeline: statements)
+        return try zip(fetches, results).map { fetch, rows in try fetch.decode(rows) }
+    }
     /// The current rows of the tables and IDs of `ids` (as the change log names them), for
     /// rows to take the server's values of; an ID the server lacks becomes a removal.
     func current(_ ids: [String: [String]], _ session: PostgresSession) throws -> [any PulledTable] {
         let layouts = try Self.layouts(of: Array(ids.keys), schema: target.schema, session)
-        var tables: [any PulledTable] = []
+        var fetches: [Fetch] = []
         for table in schema.tables {
             guard let wanted = ids[table.name], let typed = table as? any TypedTable, let stored = layouts[table.name] else { continue }
-            tables.append(try fetch(typed, ids: wanted, stored: stored, session))
+            fetches.append(Fetch(typed, ids: wanted, stored: stored, schema: target.schema))
         }
-        return tables
+        return try fetch(fetches, session, commit: false)
+    }
+
+    /// The statement reading the id kind and columns of the tables `names` selects (SQL
+    /// giving a list of names).
+    static func layoutsSQL(schema: String, names: String) -> String {
+        """
+        SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+        LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
+        WHERE t.name IN (\(names)) ORDER BY t.name, c.position
+        """
     }
 
     /// The id kind and columns of the named tables, in one query.
     static func layouts(of names: [String], schema: String, _ session: PostgresSession) throws -> [String: PostgresStoreMetadata.StoredTable] {
+        try layouts(from: session.execute(layoutsSQL(schema: schema, names: "SELECT unnest($1::text[])"), [.texts(names)]))
+    }
+
+    /// The layouts in the rows of a ``layoutsSQL(schema:names:)`` statement.
+    static func layouts(from rows: PostgresRows) throws -> [String: PostgresStoreMetadata.StoredTable] {
         var idKinds: [String: PostgresColumnKind] = [:]
         var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
-        let rows = try session.execute(
-            """
-            SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
-            LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
-            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
-            """,
-            [.texts(names)])
         for row in 0..<rows.count {
             let (table, idKind, name, kind) = (try rows.requiredString(row, 0), try rows.requiredString(row, 1), rows.string(row, 2), rows.string(row, 3))
             guard let parsedID = PostgresColumnKind(rawValue: idKind) else {
@@ -478,9 +585,15 @@ struct PullTransaction {
         return result
     }
 
-    private func fetch<T: TypedTable>(
-        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, _ session: PostgresSession
-    ) throws -> any PulledTable {
+}
+
+/// One table's changed rows to read in a pull: the statement, and how to decode its rows.
+private struct Fetch {
+    let sql: String
+    let parameters: [PostgresParameter]
+    let decode: (PostgresRows) throws -> any PulledTable
+
+    init<T: TypedTable>(_ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, schema: String) {
         var names = ["id"]
         var kinds = [stored.idKind]
         var selected = [SQL.quote("id") + (stored.idKind.selectsAsText ? "::text" : "")]
@@ -495,8 +608,14 @@ struct PullTransaction {
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
         }
         let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
-        let rows = try session.execute(
-            "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name)) WHERE \"id\" = ANY(\(list))", binds)
+        sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))"
+        parameters = binds
+        decode = { rows in try Self.decode(table, rows: rows, ids: ids, idValues: idValues, stored: stored, layout: layout) }
+    }
+
+    private static func decode<T: TypedTable>(
+        _ table: T, rows: PostgresRows, ids: [String], idValues: [EncodedValue], stored: PostgresStoreMetadata.StoredTable, layout: ReadLayout
+    ) throws -> any PulledTable {
         let decoder = PGRowDecoder(layout: layout)
         var entities: [T.Element] = []
         var found = Set<String>()

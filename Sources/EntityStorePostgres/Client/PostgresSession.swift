@@ -94,6 +94,12 @@ final class PostgresSession {
     @discardableResult
     func execute(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresRows {
         try checkOpen()
+        if !queued.isEmpty { return try execute(pipeline: [(sql, parameters)])[0] }
+        return try executeNow(sql, parameters)
+    }
+
+    /// One statement on its own (nothing queued).
+    private func executeNow(_ sql: String, _ parameters: [PostgresParameter]) throws -> PostgresRows {
         let texts = try parameters.map { try $0.text() }
         let sent: Int32 = texts.withCStrings { values, lengths in
             PQsendQueryParams(connection, sql, Int32(texts.count), nil, values, lengths, nil, 0)
@@ -105,9 +111,108 @@ final class PostgresSession {
         return try single(results, sql: sql)
     }
 
+    /// Statements queued by ``enqueue(_:_:)``, sent ahead of the next statement.
+    private var queued: [(sql: String, parameters: [PostgresParameter])] = []
+
+    /// Queues a statement whose result nobody reads (`BEGIN`, a write): it goes to the
+    /// server with the next statement, in the same round trip (libpq's pipeline mode).
+    /// An error it meets is thrown by that next call. O(1).
+    func enqueue(_ sql: String, _ parameters: [PostgresParameter] = []) {
+        queued.append((sql, parameters))
+    }
+
+    /// Forgets the queued statements (they were never sent): for a transaction that failed
+    /// before sending anything.
+    func discardQueued() {
+        queued.removeAll()
+    }
+
+    /// Runs statements one after another in one round trip (libpq's pipeline mode), after
+    /// the queued ones, and returns the rows of each of `statements`. Once one fails the
+    /// server skips the rest (up to the end of the pipeline), and its error is thrown.
+    /// - Complexity: one round trip; O(size of the results) in memory.
+    @discardableResult
+    func execute(pipeline statements: [(sql: String, parameters: [PostgresParameter])]) throws -> [PostgresRows] {
+        try checkOpen()
+        let all = queued + statements
+        queued.removeAll()
+        if all.count == 1 {
+            let rows = try executeNow(all[0].sql, all[0].parameters)
+            return statements.isEmpty ? [] : [rows]
+        }
+        let results = try runPipeline(all)
+        return Array(results.suffix(statements.count))
+    }
+
+    /// Sends the queued statements now, if any (before a call that cannot join a pipeline).
+    private func sendQueued() throws {
+        guard !queued.isEmpty else { return }
+        let all = queued
+        queued.removeAll()
+        if all.count == 1 { _ = try executeNow(all[0].sql, all[0].parameters) } else { _ = try runPipeline(all) }
+    }
+
+    /// Sends `statements` in pipeline mode with one sync point at the end, and reads every
+    /// result up to it; leaves pipeline mode. Anything unexpected breaks the connection
+    /// (the server then rolls back what was open).
+    private func runPipeline(_ statements: [(sql: String, parameters: [PostgresParameter])]) throws -> [PostgresRows] {
+        // Parameters first: a value PostgreSQL cannot hold fails before anything is sent.
+        let texts = try statements.map { statement in try statement.parameters.map { try $0.text() } }
+        guard PQenterPipelineMode(connection) == 1 else { throw lost(connectionMessage()) }
+        for (statement, values) in zip(statements, texts) {
+            let sent: Int32 = values.withCStrings { pointers, lengths in
+                PQsendQueryParams(connection, statement.sql, Int32(values.count), nil, pointers, lengths, nil, 0)
+            }
+            guard sent == 1 else { throw lost(connectionMessage()) }
+        }
+        guard PQpipelineSync(connection) == 1 else { throw lost(connectionMessage()) }
+        try flush(until: ContinuousClock.now + operationTimeout)
+        var rows: [PostgresRows] = []
+        var failure: (any Error)?
+        for statement in statements {
+            // Each statement may wait up to the operation timeout (a lock, say).
+            let results = try collectResults(until: ContinuousClock.now + operationTimeout)
+            var skipped = false
+            let kept = results.filter { result in
+                guard PQresultStatus(result) == PGRES_PIPELINE_ABORTED else { return true }
+                skipped = true
+                PQclear(result)
+                return false
+            }
+            if skipped || failure != nil {
+                for result in kept {
+                    if failure == nil { failure = error(of: result) }
+                    PQclear(result)
+                }
+                if failure == nil { failure = lost("the server skipped a statement of the pipeline without an error") }
+                continue
+            }
+            do { rows.append(try single(kept, sql: statement.sql)) } catch { failure = error }
+        }
+        try awaitSync(until: ContinuousClock.now + operationTimeout)
+        guard PQexitPipelineMode(connection) == 1 else { throw lost(connectionMessage()) }
+        if let failure { throw failure }
+        return rows
+    }
+
+    /// Reads the pipeline's sync point.
+    private func awaitSync(until deadline: ContinuousClock.Instant) throws {
+        while true {
+            while PQisBusy(connection) == 0 {
+                guard let result = PQgetResult(connection) else { throw lost("the pipeline ended without its sync point") }
+                let status = PQresultStatus(result)
+                PQclear(result)
+                if status == PGRES_PIPELINE_SYNC { return }
+            }
+            try wait(forWriting: false, until: deadline)
+            guard PQconsumeInput(connection) == 1 else { throw lost(connectionMessage()) }
+        }
+    }
+
     /// Runs statements separated by semicolons (no parameters) in one round trip.
     func executeScript(_ sql: String) throws {
         try checkOpen()
+        try sendQueued()
         guard PQsendQuery(connection, sql) == 1 else { throw lost(connectionMessage()) }
         let deadline = ContinuousClock.now + operationTimeout
         try flush(until: deadline)
@@ -127,6 +232,7 @@ final class PostgresSession {
     @discardableResult
     func copyIn(_ sql: String, nextChunk: () throws -> [UInt8]?) throws -> Int {
         try checkOpen()
+        try sendQueued()
         guard PQsendQuery(connection, sql) == 1 else { throw lost(connectionMessage()) }
         var deadline = ContinuousClock.now + operationTimeout
         try flush(until: deadline)
@@ -177,6 +283,7 @@ final class PostgresSession {
     /// returns their payloads (empty when none came in time).
     func notifications(waitingUpTo timeout: Duration) throws -> [String] {
         try checkOpen()
+        try sendQueued()
         var payloads = drainNotifications()
         if !payloads.isEmpty { return payloads }
         let deadline = ContinuousClock.now + timeout
