@@ -33,13 +33,7 @@ public struct FixtureCommand: ParsableCommand {
             try reportingFailures(fixture) { try FileManager.default.removeItem(atPath: fixture) }
         }
         do {
-            let source = try SQLiteConnection(path: snapshot, mode: .readOnly)
-            // A compact copy of the database as it is, sidecar logs folded in.
-            try source.execute("VACUUM INTO '\(fixture.replacingOccurrences(of: "'", with: "''"))'")
-            try source.close()
-            let copy = try SQLiteConnection(path: fixture, mode: .readWrite)
-            try copy.setPragma("journal_mode", "DELETE")
-            try copy.close()
+            try Snapshot.compactCopy(of: snapshot, to: fixture)
         } catch {
             try? FileManager.default.removeItem(atPath: fixture)
             throw CommandFailure("\(fixture): cannot copy \(snapshot): \(error)")
