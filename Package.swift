@@ -9,11 +9,11 @@ let strictSettings: [SwiftSetting] = [
 ]
 
 // Dependency direction is one way:
-// entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStore -> StoreCore.
+// entity-store -> EntityStoreCommands -> EntityStoreSQLite -> EntityStoreCodec -> EntityStore -> StoreCore.
 // CSQLite and CSQLiteFaults are imported by EntityStoreSQLite only.
-// EntityStorePostgres (EntityStore -> StoreCore, and the system libpq through CLibPQ) is
-// compiled only with the `PostgreSQL` trait: without it the module is empty and libpq is
-// neither needed nor linked.
+// EntityStorePostgres (EntityStoreCodec -> EntityStore -> StoreCore, and the system libpq
+// through CLibPQ) is compiled only with the `PostgreSQL` trait: without it the module is
+// empty and neither libpq nor the codec is needed or linked.
 let package = Package(
     name: "EntityStore",
     platforms: [.macOS(.v15)],
@@ -42,6 +42,10 @@ let package = Package(
             name: "EntityStore",
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
+        // The one row codec of both back ends (column kinds, the Codable-to-row encoder and
+        // decoder); each back end adapts it to its own values and SQL. No product: its one
+        // public type, `ColumnKind`, reaches users through the back ends' re-export.
+        .target(name: "EntityStoreCodec", dependencies: ["EntityStore"], swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, PostgreSQL's own client library: imported by EntityStorePostgres only, and
         // only with the `PostgreSQL` trait.
@@ -55,12 +59,13 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "EntityStoreSQLite",
-            dependencies: ["EntityStore", "StoreCore", "CSQLite", "CSQLiteFaults", "EntityStoreMigrations"],
+            dependencies: ["EntityStore", "EntityStoreCodec", "StoreCore", "CSQLite", "CSQLiteFaults", "EntityStoreMigrations"],
             swiftSettings: strictSettings),
         .target(
             name: "EntityStorePostgres",
             dependencies: [
                 "EntityStore", "StoreCore",
+                .target(name: "EntityStoreCodec", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: strictSettings),
@@ -100,7 +105,9 @@ let package = Package(
         .testTarget(name: "EntityStoreTests", dependencies: ["EntityStore", "EntityStoreTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreSQLiteTests",
-            dependencies: ["EntityStoreSQLite", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport", "SnapshotFixtures"],
+            dependencies: [
+                "EntityStoreSQLite", "EntityStoreCodec", "EntityStoreMigrations", "EntityStore", "EntityStoreTestSupport", "SnapshotFixtures",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreTestingTests",

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// What the encoding thread of a push hands to the task that runs the `COPY`.
@@ -136,9 +137,9 @@ struct CopyEncoder<E: Entity>: Sendable {
     }
 
     private func run(into feed: CopyFeed) throws {
-        let encoder = PGRowEncoder()
+        let encoder = RowEncoder(dialect: .postgres)
         var layout = initialLayout
-        var row: [PGValue] = []
+        var row: [StoredValue] = []
         var buffer: [UInt8] = []
         buffer.reserveCapacity(bytesPerPiece + 4096)
         var first = true

@@ -1,17 +1,12 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 
 /// The dates of dynamic records: the snapshot format's date text
 /// (`2026-11-24T10:00:00.5+00:00`, what a snapshot file's dynamic readers give for a
 /// `date` column), stored as a `date` column's exact seconds since 1970. Both ways are
 /// exact, so a date column keeps its kind from a file to PostgreSQL and back.
 enum DynamicDates {
-    /// The date text of the exact seconds `stored`; nil when they are no finite date (NaN).
-    static func text(unixSeconds stored: String) -> String? {
-        guard let date = DecimalText.date(unixSeconds: stored) else { return nil }
-        return try? DateText.string(from: date)
-    }
-
     /// A dynamic record's date value as a `date` column stores it; nil for a value that
     /// is not a date's text.
     static func encode(_ value: JSONValue) -> EncodedValue? {

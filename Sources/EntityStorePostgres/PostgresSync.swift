@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 import StoreCore
 
@@ -919,7 +920,7 @@ public final class PostgresSync: Sendable {
 
 /// `ids` of `table`, as the change log writes them.
 private func idTexts<T: TypedTable>(_ table: T, _ ids: [AnyHashable]) -> [String] {
-    ids.compactMap { id in (id.base as? T.Element.ID).flatMap { try? PGRowEncoder.encodeID($0) }.map(idText) }
+    ids.compactMap { id in (id.base as? T.Element.ID).flatMap { try? RowEncoder.encodeID($0, dialect: .postgres) }.map(idText) }
 }
 
 /// The IDs a change set changed in `table`, as the change log writes them.

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 import StoreCore
 
@@ -77,7 +78,7 @@ enum SQL {
 enum CopyText {
     /// Appends one row: its values separated by tabs, then the revision column, then the
     /// line's end. O(size of the values).
-    static func appendRow(_ values: [PGValue], revision: Int64, to buffer: inout [UInt8]) {
+    static func appendRow(_ values: [StoredValue], revision: Int64, to buffer: inout [UInt8]) {
         for value in values {
             append(value, to: &buffer)
             buffer.append(9)
@@ -87,7 +88,7 @@ enum CopyText {
     }
 
     /// Appends one value. O(size of the value).
-    static func append(_ value: PGValue, to buffer: inout [UInt8]) {
+    static func append(_ value: StoredValue, to buffer: inout [UInt8]) {
         switch value {
         case .null: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
         case let .integer(number): appendInteger(number, to: &buffer)

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// The metadata of a store kept in a PostgreSQL schema: what `entity-store inspect`
@@ -12,11 +13,11 @@ public struct PostgresStoreMetadata: Sendable {
         /// The Swift type that wrote it (`DynamicRecord` for dynamic tables).
         public let entityType: String
         /// The kind of its IDs (`integer`, `string`, `uuid`, or `null` while empty).
-        public let idKind: PostgresColumnKind
+        public let idKind: ColumnKind
         /// Its row count.
         public let rowCount: Int
         /// Its columns after `id`, in order, with their kinds.
-        public let columns: [(name: String, kind: PostgresColumnKind)]
+        public let columns: [(name: String, kind: ColumnKind)]
         /// Its declared indexes.
         public let indexes: [IndexDescription]
         /// Its relations.
@@ -64,11 +65,11 @@ public struct PostgresStoreMetadata: Sendable {
         guard format <= MetadataTables.formatVersion else {
             throw PostgresStoreError.notAStore(schema: schema, reason: "format \(format) is newer than this library's \(MetadataTables.formatVersion)")
         }
-        var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
+        var columns: [String: [(name: String, kind: ColumnKind)]] = [:]
         let columnRows = try session.execute("SELECT table_name, name, kind FROM \(SQL.qualified(schema, "entitystore_columns")) ORDER BY table_name, position")
         for row in 0..<columnRows.count {
             let (table, name, kind) = (try columnRows.requiredString(row, 0), try columnRows.requiredString(row, 1), try columnRows.requiredString(row, 2))
-            guard let parsed = PostgresColumnKind(rawValue: kind) else {
+            guard let parsed = ColumnKind(rawValue: kind) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
             }
             if name != "id" { columns[table, default: []].append((name, parsed)) }
@@ -102,7 +103,7 @@ public struct PostgresStoreMetadata: Sendable {
             let (name, type, idKind, count) = (
                 try tableRows.requiredString(row, 0), try tableRows.requiredString(row, 1), try tableRows.requiredString(row, 2),
                 try tableRows.requiredInt64(row, 3))
-            guard let kind = PostgresColumnKind(rawValue: idKind), count >= 0 else {
+            guard let kind = ColumnKind(rawValue: idKind), count >= 0 else {
                 throw PostgresStoreError.invalidData(table: name, detail: "invalid id kind or row count in entitystore_tables")
             }
             tables.append(StoredTable(
@@ -195,7 +196,7 @@ public struct PostgresCondition: Sendable {
 
     private static func encode(_ value: some Encodable) throws(PostgresStoreError) -> EncodedValue {
         do {
-            let encoded = try PGRowEncoder().encodeNested(value, path: [])
+            let encoded = try RowEncoder(dialect: .postgres).encodeNested(value, path: [])
             if encoded.kind == .json || encoded.kind == nil { throw PostgresStoreError.invalidSelection("a condition compares a single value, not \(value)") }
             return encoded
         } catch let error as PostgresStoreError {
@@ -206,7 +207,7 @@ public struct PostgresCondition: Sendable {
     }
 
     /// `"field" = $n::type` and the like, binding the values.
-    func sql(kind: PostgresColumnKind, binds: inout [PostgresParameter]) -> String {
+    func sql(kind: ColumnKind, binds: inout [PostgresParameter]) -> String {
         func bind(_ value: EncodedValue) -> String {
             binds.append(PostgresParameter(value.value))
             return "$\(binds.count)::\(kind.sqlType)"
@@ -316,7 +317,7 @@ struct PostgresSnapshotReader {
         }
         let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name))\(filter) ORDER BY \"id\""
         return TypedFeed(
-            table: table, layout: ReadLayout(table: stored.name, names: names, kinds: kinds), query: sql, binds: binds,
+            table: table, layout: RowLayout(table: stored.name, names: names, kinds: kinds), query: sql, binds: binds,
             expected: filter.isEmpty ? stored.rowCount : nil)
     }
 }
@@ -334,7 +335,7 @@ protocol TableFeed: Sendable {
 
 struct TypedFeed<T: TypedTable>: TableFeed {
     let table: T
-    let layout: ReadLayout
+    let layout: RowLayout
     let query: String
     let binds: [PostgresParameter]
     /// The row count the metadata records, checked for a whole table.
@@ -361,25 +362,28 @@ struct TypedFeed<T: TypedTable>: TableFeed {
     func fill(_ session: PostgresSession) throws {
         defer { channel.finish() }
         try session.execute("DECLARE entitystore_feed NO SCROLL CURSOR FOR \(query)", binds)
-        let decoder = PGRowDecoder(layout: layout)
+        let values = StoredRow()
+        values.values.reserveCapacity(layout.names.count)
+        let decoder = RowDecoder(source: values, layout: layout, dialect: .postgres)
+        defer { decoder.finish() }
         let isDynamic = T.Element.self == DynamicRecord.self
         var chunk: [T.Element] = []
         chunk.reserveCapacity(Self.chunkSize)
-        var values: [PGValue] = []
-        values.reserveCapacity(layout.names.count)
         var count = 0
         while true {
             let rows = try session.execute("FETCH FORWARD \(Self.rowsPerFetch) FROM entitystore_feed")
             if rows.isEmpty { break }
             for row in 0..<rows.count {
-                values.removeAll(keepingCapacity: true)
-                for column in 0..<rows.columnCount { values.append(try rows.value(row, column, table: layout.table)) }
+                values.values.removeAll(keepingCapacity: true)
+                for column in 0..<rows.columnCount { values.values.append(try rows.value(row, column, table: layout.table)) }
                 let entity: T.Element
                 if isDynamic, let record = try Self.record(values, layout: layout) as? T.Element {
                     entity = record
                 } else {
-                    do { entity = try decoder.decode(T.Element.self, row: values) } catch let error as DecodingError {
+                    do { entity = try T.Element(from: decoder) } catch let error as DecodingError {
                         throw PostgresStoreError.schemaMismatch(table: layout.table, detail: describe(error))
+                    } catch let error as InvalidStoredValue {
+                        throw PostgresStoreError.invalidData(table: error.table, detail: error.detail)
                     }
                 }
                 chunk.append(entity)
@@ -401,17 +405,21 @@ struct TypedFeed<T: TypedTable>: TableFeed {
     }
 
     /// A dynamic record from a row: SQL NULL is a missing field, JSON `null` a null one.
-    static func record(_ values: [PGValue], layout: ReadLayout) throws -> DynamicRecord {
+    static func record(_ row: StoredRow, layout: RowLayout) throws(PostgresStoreError) -> DynamicRecord {
         let id: RecordID
-        switch values[0] {
-        case let .integer(number): id = .integer(number)
-        case let .text(text): id = .string(text)
-        default: throw PostgresStoreError.invalidData(table: layout.table, detail: "an id is neither an integer nor text")
+        switch row.values.first {
+        case let .integer(number)?: id = .integer(number)
+        case let .text(text)?: id = .string(text)
+        default: throw .invalidData(table: layout.table, detail: "an id is neither an integer nor text")
         }
         var fields: [String: JSONValue] = [:]
-        for position in 1..<values.count where values[position] != .null {
-            fields[layout.names[position]] = try PGRowDecoder.jsonValue(
-                values[position], kind: layout.kinds[position], table: layout.table, column: layout.names[position])
+        for position in 1..<row.values.count {
+            do {
+                fields[layout.names[position]] = try StoredJSON.value(
+                    row, Int32(position), kind: layout.kinds[position], dialect: .postgres, table: layout.table, name: layout.names[position])
+            } catch {
+                throw .invalidData(table: error.table, detail: error.detail)
+            }
         }
         return DynamicRecord(id: id, fields: fields)
     }

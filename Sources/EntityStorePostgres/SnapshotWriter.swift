@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// What a full snapshot to PostgreSQL wrote.
@@ -237,7 +238,7 @@ enum RowFields<E: Entity> {
     /// The fields of `entity`: a dynamic record's through `dynamic`, others through
     /// `encoder`. O(fields).
     static func of(
-        _ entity: E, encoder: PGRowEncoder, dynamic: DynamicKinds?, table: String
+        _ entity: E, encoder: RowEncoder, dynamic: DynamicKinds?, table: String
     ) throws(PostgresStoreError) -> [(name: String, value: EncodedValue)] {
         if let dynamic, let record = entity as? DynamicRecord { return try dynamic.fields(of: record) }
         do {

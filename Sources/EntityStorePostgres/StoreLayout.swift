@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// The columns of one stored table: `id` first, then the fields, growing as rows reveal
@@ -7,7 +8,7 @@ import Foundation
 struct WriteLayout: Sendable {
     struct Column: Sendable {
         var name: String
-        var kind: PostgresColumnKind?
+        var kind: ColumnKind?
         var nullable: Bool
     }
 
@@ -117,9 +118,9 @@ struct WriteLayout: Sendable {
     }
 
     /// The row's values in column order (NULL for fields it lacks).
-    func values(_ fields: [(name: String, value: EncodedValue)], into row: inout [PGValue]) {
+    func values(_ fields: [(name: String, value: EncodedValue)], into row: inout [StoredValue]) {
         row.removeAll(keepingCapacity: true)
-        row.append(contentsOf: repeatElement(PGValue.null, count: columns.count))
+        row.append(contentsOf: repeatElement(StoredValue.null, count: columns.count))
         if let order = orders[fields.count] {
             var ordered = true
             for (offset, field) in fields.enumerated() where field.name != order.names[offset] {
@@ -149,15 +150,15 @@ struct WriteLayout: Sendable {
 /// "missing"), `json`.
 struct DynamicKinds {
     let layout: WriteLayout
-    let kinds: [String: PostgresColumnKind]
+    let kinds: [String: ColumnKind]
 
     /// The kinds for `records`; `dateFields` hold dates as their text (``DynamicDates``),
     /// which no JSON kind tells. O(n × fields).
     init(records: TableView<DynamicRecord>, table: String, dateFields: Set<String> = []) throws(PostgresStoreError) {
-        var seen: [String: Set<PostgresColumnKind>] = [:]
+        var seen: [String: Set<ColumnKind>] = [:]
         var hasNull = Set<String>()
         var order: [String] = []
-        var idKinds = Set<PostgresColumnKind>()
+        var idKinds = Set<ColumnKind>()
         for record in records {
             switch record.id {
             case .integer: idKinds.insert(.integer)
@@ -181,7 +182,7 @@ struct DynamicKinds {
         guard idKinds.count <= 1 else {
             throw .encodingFailed(table: table, detail: "a dynamic table's IDs must all be integers or all strings")
         }
-        var kinds: [String: PostgresColumnKind] = [:]
+        var kinds: [String: ColumnKind] = [:]
         var columns = [WriteLayout.Column(name: "id", kind: idKinds.first, nullable: false)]
         for name in order.sorted() {
             try SQL.checkIdentifier(name, what: "field", table: table)
@@ -189,7 +190,7 @@ struct DynamicKinds {
                 throw .encodingFailed(table: table, detail: "field name '\(name)' is reserved")
             }
             let found = seen[name] ?? []
-            let kind: PostgresColumnKind
+            let kind: ColumnKind
             if hasNull.contains(name) { kind = .json } else if dateFields.contains(name) {
                 kind = .date
             } else if found.count == 1, let only = found.first {
@@ -230,13 +231,13 @@ struct DynamicKinds {
         return fields
     }
 
-    static func encode(_ value: JSONValue, as kind: PostgresColumnKind) -> EncodedValue {
+    static func encode(_ value: JSONValue, as kind: ColumnKind) -> EncodedValue {
         switch (kind, value) {
         case (.json, _): return EncodedValue(value: .text(value.serialized()), kind: .json)
         case let (.number, .integer(number)): return EncodedValue(value: .text(String(number)), kind: .number)
         case let (.number, .double(number)):
             return EncodedValue(value: DecimalText.numberText(number).map { .text($0) } ?? .null, kind: .number)
-        default: return PGRowEncoder.encode(value)
+        default: return RowEncoder.encode(value)
         }
     }
 }

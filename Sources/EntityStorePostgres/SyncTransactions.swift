@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// The rows of one table a push writes: the current values of changed rows, and the IDs
@@ -33,7 +34,7 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
     var removalCount: Int { removals.count }
 
     func upsertFields(layout: WriteLayout) throws(PostgresStoreError) -> [[(name: String, value: EncodedValue)]] {
-        let encoder = PGRowEncoder()
+        let encoder = RowEncoder(dialect: .postgres)
         var rows: [[(name: String, value: EncodedValue)]] = []
         rows.reserveCapacity(upserts.count)
         for entity in upserts {
@@ -49,7 +50,7 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
     func removalIDs() throws(PostgresStoreError) -> [EncodedValue] {
         var result: [EncodedValue] = []
         for id in removals {
-            do { result.append(try PGRowEncoder.encodeID(id)) } catch {
+            do { result.append(try RowEncoder.encodeID(id, dialect: .postgres)) } catch {
                 throw .encodingFailed(table: table.name, detail: "id \(id): \(error)")
             }
         }
@@ -66,7 +67,7 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
                 case let .string(value): texts.append(value)
                 }
             } else {
-                guard let encoded = try? PGRowEncoder.encodeID(entity.id) else { return nil }
+                guard let encoded = try? RowEncoder.encodeID(entity.id, dialect: .postgres) else { return nil }
                 texts.append(idText(encoded))
             }
         }
@@ -83,7 +84,7 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
         }
         for (name, value) in record.fields {
             guard let position = layout.index[name], let kind = layout.columns[position].kind, kind != .null else {
-                fields.append((name, value.isNull ? DynamicKinds.encode(value, as: .json) : PGRowEncoder.encode(value)))
+                fields.append((name, value.isNull ? DynamicKinds.encode(value, as: .json) : RowEncoder.encode(value)))
                 continue
             }
             let encoded: EncodedValue?
@@ -125,7 +126,7 @@ func idText(_ value: EncodedValue) -> String {
 }
 
 /// `$n::type[]` binding a list of IDs of one kind.
-func bindIDs(_ ids: [EncodedValue], kind: PostgresColumnKind, into binds: inout [PostgresParameter]) -> String {
+func bindIDs(_ ids: [EncodedValue], kind: ColumnKind, into binds: inout [PostgresParameter]) -> String {
     switch kind {
     case .integer:
         binds.append(.integers(ids.compactMap { if case let .integer(number) = $0.value { return number } else { return Int64(idText($0)) } }))
@@ -187,16 +188,16 @@ struct PushTransaction {
         let head = values["log_head"].flatMap { Int64($0) } ?? 0
         let logStart = values["log_start"].flatMap { Int64($0) } ?? 0
 
-        var idKinds: [String: PostgresColumnKind] = [:]
+        var idKinds: [String: ColumnKind] = [:]
         var columns: [String: [WriteLayout.Column]] = [:]
         let layoutRows = results[1]
         for row in 0..<layoutRows.count {
             let (table, idKind, name, kind, nullable) = (
                 try layoutRows.requiredString(row, 0), try layoutRows.requiredString(row, 1), layoutRows.string(row, 2),
                 layoutRows.string(row, 3), layoutRows.bool(row, 4))
-            idKinds[table] = PostgresColumnKind(rawValue: idKind) ?? .null
+            idKinds[table] = ColumnKind(rawValue: idKind) ?? .null
             if let name, let kind, name != "id" {
-                let parsed = PostgresColumnKind(rawValue: kind)
+                let parsed = ColumnKind(rawValue: kind)
                 columns[table, default: []].append(.init(name: name, kind: parsed == .null ? nil : parsed, nullable: nullable ?? true))
             }
         }
@@ -352,7 +353,7 @@ struct PushTransaction {
             var binds: [PostgresParameter] = []
             binds.reserveCapacity(parameters)
             var tuples: [String] = []
-            var values: [PGValue] = []
+            var values: [StoredValue] = []
             for fields in rows {
                 layout.values(fields, into: &values)
                 var marks: [String] = []
@@ -378,7 +379,7 @@ struct PushTransaction {
             try session.execute("CREATE TEMPORARY TABLE \(SQL.quote(temporary)) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
             let copyColumns = (layout.columns.indices.map(columnName) + ["entitystore_revision"]).map(SQL.quote)
             var next = rows.startIndex
-            var values: [PGValue] = []
+            var values: [StoredValue] = []
             try session.copyIn("COPY \(SQL.quote(temporary)) (\(copyColumns.joined(separator: ", "))) FROM STDIN") {
                 guard next < rows.endIndex else { return nil }
                 var buffer: [UInt8] = []
@@ -561,17 +562,17 @@ struct PullTransaction {
 
     /// The layouts in the rows of a ``layoutsSQL(schema:names:)`` statement.
     static func layouts(from rows: PostgresRows) throws -> [String: PostgresStoreMetadata.StoredTable] {
-        var idKinds: [String: PostgresColumnKind] = [:]
-        var columns: [String: [(name: String, kind: PostgresColumnKind)]] = [:]
+        var idKinds: [String: ColumnKind] = [:]
+        var columns: [String: [(name: String, kind: ColumnKind)]] = [:]
         for row in 0..<rows.count {
             let (table, idKind, name, kind) = (try rows.requiredString(row, 0), try rows.requiredString(row, 1), rows.string(row, 2), rows.string(row, 3))
-            guard let parsedID = PostgresColumnKind(rawValue: idKind) else {
+            guard let parsedID = ColumnKind(rawValue: idKind) else {
                 throw PostgresStoreError.invalidData(table: table, detail: "unknown id kind '\(idKind)'")
             }
             idKinds[table] = parsedID
             if columns[table] == nil { columns[table] = [] }
             if let name, let kind, name != "id" {
-                guard let parsed = PostgresColumnKind(rawValue: kind) else {
+                guard let parsed = ColumnKind(rawValue: kind) else {
                     throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
                 }
                 columns[table]?.append((name, parsed))
@@ -602,7 +603,7 @@ private struct Fetch {
             kinds.append(column.kind)
             selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
         }
-        let layout = ReadLayout(table: stored.name, names: names, kinds: kinds)
+        let layout = RowLayout(table: stored.name, names: names, kinds: kinds)
         var binds: [PostgresParameter] = []
         let idValues = ids.map { text in
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
@@ -614,31 +615,36 @@ private struct Fetch {
     }
 
     private static func decode<T: TypedTable>(
-        _ table: T, rows: PostgresRows, ids: [String], idValues: [EncodedValue], stored: PostgresStoreMetadata.StoredTable, layout: ReadLayout
+        _ table: T, rows: PostgresRows, ids: [String], idValues: [EncodedValue], stored: PostgresStoreMetadata.StoredTable, layout: RowLayout
     ) throws -> any PulledTable {
-        let decoder = PGRowDecoder(layout: layout)
+        let cells = StoredRow()
+        let decoder = RowDecoder(source: cells, layout: layout, dialect: .postgres)
+        defer { decoder.finish() }
         var entities: [T.Element] = []
         var found = Set<String>()
-        var cells: [PGValue] = []
         for row in 0..<rows.count {
-            cells.removeAll(keepingCapacity: true)
-            for column in 0..<rows.columnCount { cells.append(try rows.value(row, column, table: stored.name)) }
+            cells.values.removeAll(keepingCapacity: true)
+            for column in 0..<rows.columnCount { cells.values.append(try rows.value(row, column, table: stored.name)) }
             let entity: T.Element
             if T.Element.self == DynamicRecord.self, let record = try TypedFeed<T>.record(cells, layout: layout) as? T.Element {
                 entity = record
             } else {
-                do { entity = try decoder.decode(T.Element.self, row: cells) } catch let error as DecodingError {
+                do { entity = try T.Element(from: decoder) } catch let error as DecodingError {
                     throw PostgresStoreError.schemaMismatch(table: stored.name, detail: describe(error))
+                } catch let error as InvalidStoredValue {
+                    throw PostgresStoreError.invalidData(table: error.table, detail: error.detail)
                 }
             }
-            found.insert(idText((try? PGRowEncoder.encodeID(entity.id)) ?? EncodedValue(value: .null, kind: nil)))
+            found.insert(idText((try? RowEncoder.encodeID(entity.id, dialect: .postgres)) ?? EncodedValue(value: .null, kind: nil)))
             entities.append(entity)
         }
         var removals: [T.Element.ID] = []
-        let idDecoder = PGRowDecoder(layout: ReadLayout(table: stored.name, names: ["id"], kinds: [stored.idKind]))
+        let idCell = StoredRow()
+        let idDecoder = RowDecoder(source: idCell, layout: RowLayout(table: stored.name, names: ["id"], kinds: [stored.idKind]), dialect: .postgres)
         for (text, value) in zip(ids, idValues) where !found.contains(text) && !found.contains(text.uppercased()) {
             do {
-                removals.append(try idDecoder.decodeNested(T.Element.ID.self, value.value, kind: stored.idKind, path: []))
+                idCell.values = [value.value]
+                removals.append(try idDecoder.decodeColumn(T.Element.ID.self, at: 0))
             } catch {
                 throw PostgresStoreError.invalidData(table: stored.name, detail: "the change log names the id '\(text)', which is not a \(T.Element.ID.self)")
             }

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import CLibPQ
+import EntityStoreCodec
 import Foundation
 
 /// The rows of one statement's result, in libpq's text format; freed with the object.
@@ -70,7 +71,7 @@ final class PostgresRows {
     /// (`NUMERIC`, `UUID`, `JSONB`, text) is its text.
     /// - Throws: ``PostgresStoreError/invalidData(table:detail:)`` for a cell whose text
     ///   does not read as its type.
-    func value(_ row: Int, _ column: Int, table: String) throws(PostgresStoreError) -> PGValue {
+    func value(_ row: Int, _ column: Int, table: String) throws(PostgresStoreError) -> StoredValue {
         if isNull(row, column) { return .null }
         switch PQftype(result, Int32(column)) {
         case 20, 21, 23:  // int8, int2, int4
@@ -165,7 +166,7 @@ enum PostgresParameter: Sendable {
     case integers([Int64])
 
     /// A stored value as a parameter.
-    init(_ value: PGValue) {
+    init(_ value: StoredValue) {
         switch value {
         case .null: self = .null
         case let .integer(number): self = .integer(number)

@@ -1,3 +1,5 @@
+import EntityStoreCodec
+
 /// Format 3's code step: in dynamic tables, every JSON column whose values are of one
 /// scalar kind plus `null` becomes a column of that kind, with NULL for `null`, and the
 /// metadata says what its NULLs mean (``NullMeaning``).

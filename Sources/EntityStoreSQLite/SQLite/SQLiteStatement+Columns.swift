@@ -1,4 +1,5 @@
 internal import CSQLite
+import EntityStoreCodec
 
 /// Reading the current row. Column indices start at 0; call these only after
 /// ``SQLiteStatement/step()`` returned `true`.
@@ -74,4 +75,22 @@ extension SQLiteStatement {
         case .blob: .blob(blob(at: index))
         }
     }
+}
+
+/// The codec's ``RowDecoder`` reads a statement's current row in place.
+extension SQLiteStatement: RowSource {
+    package func storageClass(at column: Int32) -> StorageClass {
+        switch sqlite3_column_type(stmt, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    /// SQLite has no boolean storage class (``storageClass(at:)`` never says `bool`).
+    package func bool(at column: Int32) -> Bool { int64(at: column) != 0 }
+
+    package func bytes(at column: Int32) -> [UInt8] { blob(at: column) }
 }

@@ -1,3 +1,5 @@
+import EntityStoreCodec
+
 /// A value as SQLite stores it: one of its five storage classes.
 public enum SQLiteValue: Sendable, Hashable {
     /// SQL `NULL`.
@@ -33,6 +35,21 @@ public enum SQLiteValue: Sendable, Hashable {
         case .real: .real
         case .text: .text
         case .blob: .blob
+        }
+    }
+}
+
+extension SQLiteValue {
+    /// The codec's value as SQLite stores it: a boolean as the integer 0 or 1.
+    @inline(__always)
+    init(_ stored: StoredValue) {
+        switch stored {
+        case .null: self = .null
+        case let .integer(value): self = .integer(value)
+        case let .double(value): self = .real(value)
+        case let .bool(flag): self = .integer(flag ? 1 : 0)
+        case let .text(text): self = .text(text)
+        case let .bytes(bytes): self = .blob(bytes)
         }
     }
 }

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// The columns of a dynamic table, decided before writing: each field's kind, what SQL
 /// `NULL` means in its column, and the column order.
@@ -121,7 +122,7 @@ struct DynamicKinds {
             throw SnapshotError.encodingFailed(
                 table: "?", detail: "record \(record.id): the field name '\(NullMeaning.absentFieldsColumn)' is reserved by the snapshot format")
         }
-        var fields: [(name: String, value: EncodedValue)] = [("id", Self.encodeID(record.id))]
+        var fields: [(name: String, value: EncodedValue)] = [("id", RowEncoder.encode(record.id))]
         fields.reserveCapacity(record.fields.count + 2)
         var absent: [JSONValue] = []
         for name in order {
@@ -153,7 +154,7 @@ struct DynamicKinds {
         if kind == .json { return EncodedValue(value: .text(value.serialized()), kind: .json) }
         guard let valueKind = Self.kind(of: value) else {
             guard nulls[name] != .absent else { throw Mismatch() }
-            return EncodedValue(value: .null, kind: nil)
+            return .null
         }
         if kind == .date {
             // Written in the format's one text per instant, whichever form was read.
@@ -169,10 +170,4 @@ struct DynamicKinds {
         return kind == .number ? EncodedValue(value: encoded.value, kind: .number) : encoded
     }
 
-    static func encodeID(_ id: RecordID) -> EncodedValue {
-        switch id {
-        case let .integer(value): return EncodedValue(value: .integer(value), kind: .integer)
-        case let .string(value): return EncodedValue(value: .text(value), kind: .string)
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// Applies a list of change sets to an existing snapshot file in one transaction.
 struct IncrementalWriter {
@@ -65,7 +66,7 @@ struct IncrementalWriter {
             idKind: stored.idKind == .null ? nil : stored.idKind)
         var writer = TableRowWriter(layout: layout, connection: connection)
         let delete = try connection.prepare("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"id\" = ?")
-        let encoder = RowEncoder()
+        let encoder = RowEncoder(dialect: .sqlite)
         let dynamicKinds = DynamicKinds(columns: stored.columns)
         var written = 0
         func fields(of entity: T.Element) throws -> [(name: String, value: EncodedValue)] {
@@ -82,7 +83,7 @@ struct IncrementalWriter {
             guard let entity = view.find(id) else {
                 // Gone now: delete the row if the file has it.
                 guard let stored, let idValue = try fields(of: stored).first(where: { $0.name == "id" })?.value.value else { continue }
-                try delete.run([idValue])
+                try delete.run([SQLiteValue(idValue)])
                 written += 1
                 continue
             }

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// Brings a snapshot's metadata (`entitystore_tables`, `_columns`, `_indexes`,

@@ -1,3 +1,4 @@
+import EntityStoreCodec
 import Foundation
 
 /// How a full snapshot writes one table's rows: the rows are read, encoded and laid out in

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// Everything a snapshot's metadata tables say: versions, tables, columns, indexes and
 /// relations. Read without any Swift entity type.

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// Reads a snapshot file into a new `EntityState`, validating everything before the
@@ -256,7 +257,7 @@ struct SnapshotReader {
 /// Reads a dynamic record from the current row, exact by column kind.
 enum DynamicRowReader {
     static func record(_ statement: SQLiteStatement, layout: ColumnLayout, idKind: ColumnKind) throws(SnapshotError) -> DynamicRecord {
-        guard let idColumn = layout.index["id"] else {
+        guard let idColumn = layout.row.index["id"] else {
             throw .invalidData(table: layout.table, detail: "the table has no 'id' column")
         }
         let id: RecordID
@@ -266,11 +267,18 @@ enum DynamicRowReader {
         default: throw .invalidData(table: layout.table, detail: "an id is neither an integer nor text")
         }
         var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(layout.index.count)
+        fields.reserveCapacity(layout.row.names.count)
         let hidden = NullMeaning.absentFieldsColumn
         var absent: [String]?
-        for (name, column) in layout.index where name != "id" && name != hidden {
-            if let value = try RowValues.jsonValue(statement, column, kind: layout.kind[name], table: layout.table, column: name) {
+        for (position, name) in layout.row.names.enumerated() where name != "id" && name != hidden {
+            let value: JSONValue?
+            do {
+                value = try StoredJSON.value(
+                    statement, Int32(position), kind: layout.row.kinds[position], dialect: .sqlite, table: layout.table, name: name)
+            } catch {
+                throw SnapshotError(error)
+            }
+            if let value {
                 fields[name] = value
             } else if let nulls = layout.nulls[name] {
                 // NULL is null here, unless the row lists the field as missing.
@@ -284,7 +292,7 @@ enum DynamicRowReader {
     /// The fields the current row lacks among its table's `either` columns: the JSON array
     /// of names in the hidden column, or none when it is NULL.
     private static func absentFields(_ statement: SQLiteStatement, layout: ColumnLayout) throws(SnapshotError) -> [String] {
-        guard let column = layout.index[NullMeaning.absentFieldsColumn], statement.columnType(column) != .null else { return [] }
+        guard let column = layout.row.index[NullMeaning.absentFieldsColumn], statement.columnType(column) != .null else { return [] }
         guard statement.columnType(column) == .text,
               case .array(let names)? = try? JSONValue(parsing: statement.text(at: column)),
               let fields = Optional(names.compactMap(\.stringValue)), fields.count == names.count
@@ -335,7 +343,7 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
             // fields are written for every column, and next to the other decoder's (as two
             // objects allocated one after the other are) each write would evict the other
             // thread's cache line.
-            let decoder = RowDecoder(statement: statement, layout: layout)
+            let decoder = RowDecoder(source: statement, layout: layout.row, dialect: .sqlite)
             going = produce(statement, decoder, into: channel)
             decoder.finish()
         }
@@ -386,6 +394,8 @@ private final class RowProducer<Element: Entity>: @unchecked Sendable {
             channel.finish(throwing: error)
         } catch let error as SQLiteError {
             channel.finish(throwing: SnapshotError(error, path: path))
+        } catch let error as InvalidStoredValue {
+            channel.finish(throwing: SnapshotError(error))
         } catch {
             channel.finish(throwing: SnapshotError.invalidData(table: table, detail: String(describing: error)))
         }

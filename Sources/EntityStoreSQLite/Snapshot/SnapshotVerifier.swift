@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// The outcome of checking a snapshot file: every problem found, none means sound.
 public struct VerificationReport: Sendable, Equatable {

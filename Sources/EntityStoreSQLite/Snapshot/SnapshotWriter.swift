@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// Writes a whole `EntityState` into a new snapshot file, atomically.
@@ -193,7 +194,7 @@ struct SnapshotWriter {
             // The table's own loop runs specialized for its entity type.
             let forEach = table.typed.bulk.forEach
             try RowPipeline.write(rows: view.count, table: name, with: &writer, progress: progress) { emit in
-                let encoder = RowEncoder()
+                let encoder = RowEncoder(dialect: .sqlite)
                 try forEach(view) { entity in
                     do { try encoder.encode(entity) } catch {
                         throw SnapshotError.encodingFailed(table: name, detail: "entity \(entity.id): \(error)")

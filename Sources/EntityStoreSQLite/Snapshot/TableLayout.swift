@@ -1,3 +1,5 @@
+import EntityStoreCodec
+
 /// The columns of one snapshot table: names in order, kinds, nullability. Grows as rows
 /// reveal fields (an optional field that was nil in every earlier row).
 struct TableLayout {

@@ -1,3 +1,5 @@
+import EntityStoreCodec
+
 /// Writes rows of one table: creates the table on the first row, adds columns as new
 /// fields appear, and reuses one prepared statement for every row.
 struct TableRowWriter {
@@ -104,13 +106,13 @@ struct TableRowWriter {
         for (name, value) in fields {
             guard let position = layout.positions[name] else { continue }
             try layout.note(value, at: position)
-            current[position] = value.value
+            current[position] = SQLiteValue(value.value)
             seen[position] = true
         }
         for index in seen.indices where !seen[index] { layout.markNullable(index) }
         var previous = Array(repeating: SQLiteValue.null, count: layout.columns.count)
         for (name, value) in old {
-            if let position = layout.positions[name] { previous[position] = value.value }
+            if let position = layout.positions[name] { previous[position] = SQLiteValue(value.value) }
         }
         let changed = current.indices.filter { !Self.isSameStored(current[$0], previous[$0]) }
         guard !changed.isEmpty else { return }
@@ -120,7 +122,7 @@ struct TableRowWriter {
             updateSQL[changed] = sql
             let statement = try connection.cachedStatement(sql)
             for (offset, position) in changed.enumerated() { try statement.bind(current[position], at: Int32(offset + 1)) }
-            try statement.bind(id.value, at: Int32(changed.count + 1))
+            try statement.bind(SQLiteValue(id.value), at: Int32(changed.count + 1))
             _ = try statement.step()
             try statement.reset()
             updatedRows = connection.changes
@@ -205,7 +207,7 @@ struct RowArranger: Sendable {
             seen[index] = false
         }
         for (offset, field) in fields.enumerated() {
-            values[rowPositions[offset]] = field.value.value
+            values[rowPositions[offset]] = SQLiteValue(field.value.value)
             seen[rowPositions[offset]] = true
         }
         for index in seen.indices where !seen[index] { layout.markNullable(index) }

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 @testable import EntityStoreSQLite
 import EntityStoreTestSupport
 import Foundation
@@ -84,7 +85,7 @@ struct PipelineEdgeTests {
                 var fields: RowPipeline.Fields = [("id", EncodedValue(value: .integer(Int64(i)), kind: .integer))]
                 fields.append(("a", EncodedValue(value: .text("a\(i)"), kind: .string)))
                 if i == 0 { fields.append(("n", EncodedValue(value: .null, kind: nil))) } else if i > 700 { fields.append(("n", EncodedValue(value: .integer(1), kind: .integer))) }
-                if i >= 256 { fields.append(("opt", EncodedValue(value: .real(Double(i)), kind: .double))) }
+                if i >= 256 { fields.append(("opt", EncodedValue(value: .double(Double(i)), kind: .double))) }
                 if i == 255 || i == 256 || i == count - 1 { fields.append(("edge\(i)", EncodedValue(value: .integer(Int64(i)), kind: .integer))) }
                 if i % 2 == 1 { fields.reverse() }
                 try emit(fields)

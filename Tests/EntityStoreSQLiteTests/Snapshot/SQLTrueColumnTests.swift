@@ -1,5 +1,6 @@
 @testable import EntityStoreSQLite
 import EntityStore
+import EntityStoreCodec
 import EntityStoreMigrations
 import EntityStoreTestSupport
 import Foundation
@@ -204,7 +205,7 @@ private func writeFormatTwo(_ records: [DynamicRecord], table: String, to path: 
             var values: [SQLiteValue] = [.integer(id)]
             for name in names {
                 guard let value = record.fields[name] else { values.append(.null); continue }
-                values.append(kinds[name] == .json ? .text(value.serialized()) : RowEncoder.encode(value).value)
+                values.append(kinds[name] == .json ? .text(value.serialized()) : SQLiteValue(RowEncoder.encode(value).value))
             }
             try insert.run(values)
         }

@@ -1,85 +1,18 @@
-#if PostgreSQL
-import EntityStore
 import Foundation
-
-/// The kind of a stored column, as `entitystore_columns.kind` names it: the snapshot
-/// format's kinds, each with its PostgreSQL type.
-public enum PostgresColumnKind: String, Sendable, CaseIterable, Codable {
-    /// `BIGINT`: every integer type up to 64 bits.
-    case integer
-    /// `BOOLEAN`.
-    case bool
-    /// `DOUBLE PRECISION`: `-0.0`, infinities and NaN kept.
-    case double
-    /// `TEXT`.
-    case string
-    /// `BYTEA`: `Data`.
-    case blob
-    /// `NUMERIC`: the exact seconds since 1970 (`to_timestamp(x)` reads them in SQL).
-    case date
-    /// `UUID`.
-    case uuid
-    /// `JSONB`: nested values, and dynamic fields of mixed kinds or with `null`s.
-    case json
-    /// `TEXT` holding only NULLs: a field no row had a value for yet.
-    case null
-    /// `NUMERIC`: a dynamic field holding integers and doubles (a double always has a
-    /// fractional part in its text, so each comes back as it was).
-    case number
-
-    /// The PostgreSQL type of a column of this kind.
-    public var sqlType: String {
-        switch self {
-        case .integer: return "BIGINT"
-        case .bool: return "BOOLEAN"
-        case .double: return "DOUBLE PRECISION"
-        case .string, .null: return "TEXT"
-        case .blob: return "BYTEA"
-        case .date, .number: return "NUMERIC"
-        case .uuid: return "UUID"
-        case .json: return "JSONB"
-        }
-    }
-
-    /// Whether a SELECT reads the column as text (`::text`): kinds whose value the codec
-    /// takes as its text (exact decimals, UUIDs, JSON).
-    var selectsAsText: Bool {
-        switch self {
-        case .date, .number, .json, .uuid: return true
-        default: return false
-        }
-    }
-}
-
-/// One stored value. `date`, `uuid`, `json` and `number` values travel as their text.
-enum PGValue: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case double(Double)
-    case bool(Bool)
-    case text(String)
-    case bytes([UInt8])
-}
-
-/// A value with the column kind it needs (nil for NULL, which fits any column).
-struct EncodedValue: Sendable {
-    var value: PGValue
-    var kind: PostgresColumnKind?
-}
 
 /// Exact decimal text arithmetic, for the instants of `date` columns and the doubles of
 /// `number` columns: a `Double` is written as the shortest digits that read back as it,
 /// and read back with a correctly rounded conversion, so nothing is lost.
-struct DecimalText: Equatable {
-    var negative: Bool
+package struct DecimalText: Equatable, Sendable {
+    package var negative: Bool
     /// The magnitude's digits (0...9), most significant first, `scale` of them after the point.
-    var digits: [UInt8]
-    var scale: Int
+    package var digits: [UInt8]
+    package var scale: Int
 
     /// Seconds between 1970-01-01 and 2001-01-01.
-    static let referenceOffset = DecimalText(negative: false, digits: [9, 7, 8, 3, 0, 7, 2, 0, 0], scale: 0)
+    package static let referenceOffset = DecimalText(negative: false, digits: [9, 7, 8, 3, 0, 7, 2, 0, 0], scale: 0)
 
-    init(negative: Bool, digits: [UInt8], scale: Int) {
+    package init(negative: Bool, digits: [UInt8], scale: Int) {
         self.negative = negative
         self.digits = digits
         self.scale = scale
@@ -87,7 +20,7 @@ struct DecimalText: Equatable {
 
     /// Parses `-12.5`, `1e-05`, `1.2345e+20` (what Swift prints for a `Double`, and what
     /// PostgreSQL prints for a `NUMERIC`). Nil for anything else.
-    init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         var negative = false
         var digits: [UInt8] = []
         var scale = 0
@@ -139,7 +72,7 @@ struct DecimalText: Equatable {
     }
 
     /// `self + other`, exact.
-    func adding(_ other: DecimalText) -> DecimalText {
+    package func adding(_ other: DecimalText) -> DecimalText {
         let scale = max(self.scale, other.scale)
         var a = digits + [UInt8](repeating: 0, count: scale - self.scale)
         var b = other.digits + [UInt8](repeating: 0, count: scale - other.scale)
@@ -174,7 +107,7 @@ struct DecimalText: Equatable {
     }
 
     /// `-self`.
-    var negated: DecimalText {
+    package var negated: DecimalText {
         var copy = self
         copy.negative.toggle()
         copy.normalize()
@@ -183,7 +116,7 @@ struct DecimalText: Equatable {
 
     /// Plain decimal text without exponent: `-12.5`, `0.001`, `42`; with
     /// `alwaysFraction`, `42.0`.
-    func text(alwaysFraction: Bool = false) -> String {
+    package func text(alwaysFraction: Bool = false) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count + 4)
         if negative { bytes.append(UInt8(ascii: "-")) }
@@ -206,7 +139,7 @@ struct DecimalText: Equatable {
     /// The exact seconds since 1970 of `date` as text: the shortest digits of its
     /// `timeIntervalSinceReferenceDate` plus 978,307,200, added in decimal.
     /// - Throws: `EncodingError` for an infinite or NaN date.
-    static func unixSeconds(of date: Date, path: [any CodingKey]) throws -> String {
+    package static func unixSeconds(of date: Date, path: [any CodingKey]) throws -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         guard seconds.isFinite, let decimal = DecimalText("\(seconds)") else {
             throw EncodingError.invalidValue(date, .init(codingPath: path, debugDescription: "the date \(seconds) is not finite and cannot be stored"))
@@ -215,7 +148,7 @@ struct DecimalText: Equatable {
     }
 
     /// The date whose exact seconds since 1970 `text` holds. Nil if it is not a decimal.
-    static func date(unixSeconds text: some StringProtocol) -> Date? {
+    package static func date(unixSeconds text: some StringProtocol) -> Date? {
         guard let decimal = DecimalText(text) else { return nil }
         let reference = decimal.adding(referenceOffset.negated).text()
         guard let seconds = Double(reference), seconds.isFinite else { return nil }
@@ -223,15 +156,14 @@ struct DecimalText: Equatable {
     }
 
     /// A `date` column's value that is no finite `Date`, for errors: "a non-finite date (NaN)".
-    static func nonFiniteDate(_ text: String) -> String {
+    package static func nonFiniteDate(_ text: String) -> String {
         "a non-finite date (\(text.count > 40 ? String(text.prefix(40)) + "…" : text))"
     }
 
     /// The text of a double in a `number` column: plain decimal with a fractional part.
     /// Nil for infinities and NaN, which `NUMERIC` columns hold as text the other way.
-    static func numberText(_ value: Double) -> String? {
+    package static func numberText(_ value: Double) -> String? {
         guard value.isFinite, let decimal = DecimalText("\(value)") else { return nil }
         return decimal.text(alwaysFraction: true)
     }
 }
-#endif

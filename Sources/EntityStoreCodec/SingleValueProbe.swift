@@ -6,11 +6,13 @@ import Foundation
 final class SingleValueProbe: Encoder, SingleValueEncodingContainer {
     var codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] = [:]
+    let dialect: CodecDialect
     private(set) var result: EncodedValue?
     private(set) var isComplex = false
 
-    init(codingPath: [any CodingKey]) {
+    init(codingPath: [any CodingKey], dialect: CodecDialect) {
         self.codingPath = codingPath
+        self.dialect = dialect
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -25,16 +27,16 @@ final class SingleValueProbe: Encoder, SingleValueEncodingContainer {
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
-    private func set(_ value: SQLiteValue, _ kind: ColumnKind?) {
+    private func set(_ value: StoredValue, _ kind: ColumnKind?) {
         if result != nil { isComplex = true }
         result = EncodedValue(value: value, kind: kind)
     }
 
     func encodeNil() throws { set(.null, nil) }
-    func encode(_ value: Bool) throws { set(.integer(value ? 1 : 0), .bool) }
+    func encode(_ value: Bool) throws { set(.bool(value), .bool) }
     func encode(_ value: String) throws { set(.text(value), .string) }
-    func encode(_ value: Double) throws { set(.real(try storableReal(value, path: codingPath)), .double) }
-    func encode(_ value: Float) throws { set(.real(try storableReal(Double(value), path: codingPath)), .double) }
+    func encode(_ value: Double) throws { set(try dialect.real(value, path: codingPath), .double) }
+    func encode(_ value: Float) throws { set(try dialect.real(Double(value), path: codingPath), .double) }
     func encode(_ value: Int) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: Int8) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: Int16) throws { set(.integer(Int64(value)), .integer) }
@@ -44,18 +46,12 @@ final class SingleValueProbe: Encoder, SingleValueEncodingContainer {
     func encode(_ value: UInt16) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: UInt32) throws { set(.integer(Int64(value)), .integer) }
     func encode(_ value: UInt) throws { try encode(UInt64(value)) }
-    func encode(_ value: UInt64) throws {
-        guard let signed = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: codingPath, debugDescription: "\(value) does not fit SQLite's 64-bit signed integers"))
-        }
-        set(.integer(signed), .integer)
-    }
+    func encode(_ value: UInt64) throws { set(.integer(try dialect.integer(value, path: codingPath)), .integer) }
 
     func encode<T: Encodable>(_ value: T) throws {
         switch value {
         case let date as Date:
-            let encoded = try RowEncoder.encode(date, path: codingPath)
+            let encoded = try dialect.encode(date, path: codingPath)
             set(encoded.value, encoded.kind)
         case let uuid as UUID: set(.text(uuid.uuidString), .uuid)
         case is Data: isComplex = true
@@ -75,7 +71,7 @@ struct IgnoringContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer
         KeyedEncodingContainer(IgnoringKeyed<NestedKey>(report: {}))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { IgnoringContainer() }
-    mutating func superEncoder() -> any Encoder { SingleValueProbe(codingPath: []) }
+    mutating func superEncoder() -> any Encoder { SingleValueProbe(codingPath: [], dialect: .neutral) }
 }
 
 /// A keyed container that drops everything, calling `report` once it is used.
@@ -92,6 +88,6 @@ struct IgnoringKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
         report()
         return IgnoringContainer()
     }
-    mutating func superEncoder() -> any Encoder { SingleValueProbe(codingPath: []) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueProbe(codingPath: []) }
+    mutating func superEncoder() -> any Encoder { SingleValueProbe(codingPath: [], dialect: .neutral) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueProbe(codingPath: [], dialect: .neutral) }
 }

@@ -1,48 +1,20 @@
 import EntityStore
 import Foundation
 
-/// The columns of one snapshot table as the reader sees them.
-struct ColumnLayout {
-    /// Column index in the `SELECT` by field name.
-    let index: [String: Int32]
-    /// Declared kind by field name.
-    let kind: [String: ColumnKind]
-    let table: String
-    /// What NULL means, by field name (missing: a missing field).
-    var nulls: [String: NullMeaning] = [:]
-
-    /// The layout of `statement`'s result columns for the stored table `stored`.
-    init(_ statement: SQLiteStatement, stored: SnapshotMetadata.TableMetadata) {
-        var index: [String: Int32] = [:]
-        for column in 0..<statement.columnCount { index[statement.columnName(column)] = column }
-        var kinds: [String: ColumnKind] = [:]
-        var nulls: [String: NullMeaning] = [:]
-        for column in stored.columns {
-            kinds[column.name] = column.kind
-            if column.nulls != .absent { nulls[column.name] = column.nulls }
-        }
-        self.init(index: index, kind: kinds, table: stored.name)
-        self.nulls = nulls
-    }
-
-    init(index: [String: Int32], kind: [String: ColumnKind], table: String) {
-        self.index = index
-        self.kind = kind
-        self.table = table
-    }
-}
-
-/// Decodes one entity from the current row of a `SELECT *` statement, reading each field
-/// straight from its column with the storage class its kind implies.
-final class RowDecoder: Decoder {
-    var codingPath: [any CodingKey] = []
-    var userInfo: [CodingUserInfoKey: Any] = [:]
-    let statement: SQLiteStatement
-    let layout: ColumnLayout
+/// Decodes one entity from the current row of a ``RowSource``, reading each field straight
+/// from its column with the storage class its kind implies: the one row-to-`Codable`
+/// bridge of both back ends, the inverse of ``RowEncoder``. Flat fields come from their
+/// columns, nested values from JSON text, dates in the dialect's form; a missing column or
+/// NULL is `nil`.
+///
+/// One decoder is reused for every row of a table; ``finish()`` ends its use.
+package final class RowDecoder: Decoder {
+    package var codingPath: [any CodingKey] = []
+    package var userInfo: [CodingUserInfoKey: Any] = [:]
+    package let source: any RowSource
+    package let layout: RowLayout
+    package let dialect: CodecDialect
     let json = JSONDecoder()
-    /// The columns by position, for the name scan of `column(named:)`.
-    private let names: [String]
-    private let columns: [Int32]
     /// The fields asked for, in order, while decoding the last row, with their columns: an
     /// entity asks for its fields in the same order on every row, so the n-th request of
     /// a row is checked against the n-th of the last one (comparing a string with itself,
@@ -59,12 +31,10 @@ final class RowDecoder: Decoder {
     @exclusivity(unchecked) private var cachedContainer: AnyObject?
     @exclusivity(unchecked) private var cachedKeyType: ObjectIdentifier?
 
-    init(statement: SQLiteStatement, layout: ColumnLayout) {
-        self.statement = statement
+    package init(source: any RowSource, layout: RowLayout, dialect: CodecDialect) {
+        self.source = source
         self.layout = layout
-        let sorted = layout.index.sorted { $0.value < $1.value }
-        names = sorted.map { $0.key }
-        columns = sorted.map { $0.value }
+        self.dialect = dialect
     }
 
     /// The column of the field `name`, or nil if the table has none. O(1) when fields are
@@ -73,7 +43,7 @@ final class RowDecoder: Decoder {
     func column(named name: String) -> Int32? {
         defer { step += 1 }
         if step < planNames.count, planNames[step] == name { return planColumns[step] }
-        let column = names.firstIndex(of: name).map { columns[$0] }
+        let column = layout.names.firstIndex(of: name).map { Int32($0) }
         if step < planNames.count {
             planNames[step] = name
             planColumns[step] = column
@@ -85,12 +55,12 @@ final class RowDecoder: Decoder {
     }
 
     /// Drops the cached container: decoding is over.
-    func finish() {
+    package func finish() {
         cachedContainer = nil
         cachedKeyType = nil
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         // A new entity begins.
         step = 0
         if cachedKeyType == ObjectIdentifier(type), let cachedContainer {
@@ -109,13 +79,29 @@ final class RowDecoder: Decoder {
         init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "an entity decodes from a row, which is keyed"))
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "an entity decodes from a row, which is keyed"))
     }
+
+    /// One column of the current row decoded as `type` (an ID read on its own), with the
+    /// errors a field of that name would give.
+    package func decodeColumn<T: Decodable>(_ type: T.Type, at column: Int32) throws -> T {
+        let name = layout.names[Int(column)]
+        return try cell(ColumnKey(name), at: column).decode(type)
+    }
+}
+
+/// A coding key for a column named at run time.
+package struct ColumnKey: CodingKey {
+    package let stringValue: String
+    package var intValue: Int? { nil }
+    package init(_ name: String) { stringValue = name }
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }
 
 /// The field reads of a keyed container, on the decoder itself: called through the
@@ -131,7 +117,7 @@ extension RowDecoder {
     }
 
     func cell(_ key: some CodingKey, at column: Int32) -> ColumnCell {
-        ColumnCell(statement: statement, index: column, key: key, table: layout.table, kind: layout.kind[key.stringValue], json: json)
+        ColumnCell(decoder: self, index: column, key: key)
     }
 
     func cell(_ key: some CodingKey) throws -> ColumnCell { cell(key, at: try requiredColumn(key)) }
@@ -140,10 +126,10 @@ extension RowDecoder {
     /// class `direct` (nil: never), and through ``ColumnCell`` otherwise.
     @inline(__always)
     private func field<T: Decodable>(
-        _ key: some CodingKey, direct: SQLiteValue.Kind?, _ read: (Int32) -> T
+        _ key: some CodingKey, direct: StorageClass?, _ read: (Int32) -> T
     ) throws -> T {
         let column = try requiredColumn(key)
-        if statement.columnType(column) == direct { return read(column) }
+        if source.storageClass(at: column) == direct { return read(column) }
         return try cell(key, at: column).decode(T.self)
     }
 
@@ -151,10 +137,10 @@ extension RowDecoder {
     /// then `decodeNil`, then `decode`); nil for a missing column or a NULL.
     @inline(__always)
     private func optionalField<T: Decodable>(
-        _ key: some CodingKey, direct: SQLiteValue.Kind?, _ read: (Int32) -> T
+        _ key: some CodingKey, direct: StorageClass?, _ read: (Int32) -> T
     ) throws -> T? {
         guard let column = column(named: key.stringValue) else { return nil }
-        let stored = statement.columnType(column)
+        let stored = source.storageClass(at: column)
         if stored == .null { return nil }
         if stored == direct { return read(column) }
         return try cell(key, at: column).decode(T.self)
@@ -163,42 +149,48 @@ extension RowDecoder {
     /// Integers are read directly where `Int` is 64-bit, which holds any stored integer;
     /// elsewhere ``ColumnCell`` checks that the value fits.
     #if _pointerBitWidth(_64)
-    private static var directInteger: SQLiteValue.Kind? { .integer }
+    private static var directInteger: StorageClass? { .integer }
     #else
-    private static var directInteger: SQLiteValue.Kind? { nil }
+    private static var directInteger: StorageClass? { nil }
     #endif
 
     func decodeString(_ key: some CodingKey) throws -> String {
-        try field(key, direct: .text) { statement.text(at: $0) }
+        try field(key, direct: .text) { source.text(at: $0) }
     }
 
     func decodeDouble(_ key: some CodingKey) throws -> Double {
-        try field(key, direct: .real) { statement.double(at: $0) }
+        try field(key, direct: .real) { source.double(at: $0) }
     }
 
     func decodeInt64(_ key: some CodingKey) throws -> Int64 {
-        try field(key, direct: .integer) { statement.int64(at: $0) }
+        try field(key, direct: .integer) { source.int64(at: $0) }
     }
 
     func decodeInt(_ key: some CodingKey) throws -> Int {
-        try field(key, direct: Self.directInteger) { Int(statement.int64(at: $0)) }
+        try field(key, direct: Self.directInteger) { Int(source.int64(at: $0)) }
     }
 
     func decodeStringIfPresent(_ key: some CodingKey) throws -> String? {
-        try optionalField(key, direct: .text) { statement.text(at: $0) }
+        try optionalField(key, direct: .text) { source.text(at: $0) }
     }
 
     func decodeIntIfPresent(_ key: some CodingKey) throws -> Int? {
-        try optionalField(key, direct: Self.directInteger) { Int(statement.int64(at: $0)) }
+        try optionalField(key, direct: Self.directInteger) { Int(source.int64(at: $0)) }
     }
 
     func decodeDoubleIfPresent(_ key: some CodingKey) throws -> Double? {
-        try optionalField(key, direct: .real) { statement.double(at: $0) }
+        try optionalField(key, direct: .real) { source.double(at: $0) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: some CodingKey) throws -> T? {
-        guard let column = column(named: key.stringValue), !statement.isNull(at: column) else { return nil }
+        guard let column = column(named: key.stringValue), source.storageClass(at: column) != .null else { return nil }
         return try cell(key, at: column).decode(type)
+    }
+
+    /// Whether the field is nil: its column is missing or NULL.
+    func decodeNil(_ key: some CodingKey) -> Bool {
+        guard let column = column(named: key.stringValue) else { return true }
+        return source.storageClass(at: column) == .null
     }
 }
 
@@ -224,11 +216,11 @@ struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { withDecoder { $0.layout.index.keys.compactMap { Key(stringValue: $0) } } }
+    var allKeys: [Key] { withDecoder { $0.layout.names.compactMap { Key(stringValue: $0) } } }
 
     func contains(_ key: Key) -> Bool { withDecoder { $0.column(named: key.stringValue) != nil } }
 
-    func decodeNil(forKey key: Key) throws -> Bool { try withDecoder { $0.statement.isNull(at: try $0.requiredColumn(key)) } }
+    func decodeNil(forKey key: Key) throws -> Bool { withDecoder { $0.decodeNil(key) } }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try withDecoder { try $0.cell(key).decode(type) } }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try withDecoder { try $0.decodeString(key) } }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try withDecoder { try $0.decodeDouble(key) } }
@@ -272,128 +264,4 @@ struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder { unmanagedDecoder.takeUnretainedValue() }
     func superDecoder(forKey key: Key) throws -> any Decoder { unmanagedDecoder.takeUnretainedValue() }
-}
-
-/// One column of the current row, decoded as the Swift type asks, with a specific error
-/// when the stored value does not fit.
-struct ColumnCell: SingleValueDecodingContainer, Decoder {
-    let statement: SQLiteStatement
-    let index: Int32
-    let key: any CodingKey
-    let table: String
-    let kind: ColumnKind?
-    let json: JSONDecoder
-
-    var codingPath: [any CodingKey] { [key] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    private func mismatch<T>(_ type: T.Type, _ expected: String) -> DecodingError {
-        let stored = statement.columnType(index)
-        return DecodingError.typeMismatch(type, .init(
-            codingPath: [key],
-            debugDescription: "table '\(table)' column '\(key.stringValue)' holds \(stored) where the Swift type expects \(expected)"))
-    }
-
-    private func storedInteger<T>(_ type: T.Type) throws -> Int64 {
-        guard statement.columnType(index) == .integer else { throw mismatch(type, "an integer") }
-        return statement.int64(at: index)
-    }
-
-    private func fitting<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let value = try storedInteger(type)
-        guard let result = T(exactly: value) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)': \(value) does not fit \(T.self)"))
-        }
-        return result
-    }
-
-    func decodeNil() -> Bool { statement.isNull(at: index) }
-
-    func decode(_ type: Bool.Type) throws -> Bool {
-        switch try storedInteger(type) {
-        case 0: return false
-        case 1: return true
-        default: throw mismatch(type, "a boolean (0 or 1)")
-        }
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard statement.columnType(index) == .text else { throw mismatch(type, "text") }
-        return statement.text(at: index)
-    }
-
-    func decode(_ type: Double.Type) throws -> Double {
-        switch statement.columnType(index) {
-        case .real: return statement.double(at: index)
-        case .integer: return Double(statement.int64(at: index))
-        default: throw mismatch(type, "a number")
-        }
-    }
-
-    func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
-    func decode(_ type: Int.Type) throws -> Int { try fitting(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try fitting(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try fitting(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try fitting(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try storedInteger(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try fitting(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try fitting(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try fitting(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try fitting(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try fitting(type) }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if type == Date.self, let date = try decodeDate() as? T {
-            return date
-        }
-        if type == UUID.self {
-            let text = try decode(String.self)
-            guard let uuid = UUID(uuidString: text) as? T else { throw mismatch(type, "a UUID") }
-            return uuid
-        }
-        if type == Data.self {
-            guard statement.columnType(index) == .blob, let data = Data(statement.blob(at: index)) as? T else {
-                throw mismatch(type, "a blob")
-            }
-            return data
-        }
-        if type == JSONValue.self,
-           let value = try RowValues.jsonValue(statement, index, kind: kind, table: table, column: key.stringValue) as? T {
-            return value
-        }
-        if kind == .json, statement.columnType(index) == .text {
-            do {
-                return try json.decode(type, from: Data(statement.text(at: index).utf8))
-            } catch {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)' holds JSON that does not decode as \(T.self): \(error)"))
-            }
-        }
-        // Raw-value enums and single-value wrappers decode from the column itself.
-        return try T(from: self)
-    }
-
-    /// A date from its ISO 8601 text, read in place from the column's bytes.
-    private func decodeDate() throws -> Date {
-        guard statement.columnType(index) == .text else { throw mismatch(Date.self, "a date as ISO 8601 text") }
-        do {
-            return Date(timeIntervalSinceReferenceDate: try statement.withUnsafeText(at: index) { bytes throws(DateTextError) in
-                try DateText.referenceSeconds(parsing: bytes)
-            })
-        } catch {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: [key], debugDescription: "table '\(table)' column '\(key.stringValue)': \(error.description)"))
-        }
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        throw mismatch(type, "a nested value (it is stored as \(kind?.rawValue ?? "an unknown kind"), not JSON)")
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw mismatch([Any].self, "an array (it is stored as \(kind?.rawValue ?? "an unknown kind"), not JSON)")
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 }
