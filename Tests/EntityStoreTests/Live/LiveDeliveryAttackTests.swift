@@ -5,7 +5,7 @@ import Testing
 @testable import EntityStore
 
 /// A row that references another row of its own table (`parent`), for self-joins.
-struct AdversarialNode: Entity {
+struct AttackNode: Entity {
     var id: Int
     var parent: Int
     var group: Int
@@ -13,7 +13,7 @@ struct AdversarialNode: Entity {
 }
 
 /// A row grouped by a Double key (NaN, ±0.0).
-struct AdversarialReading: Entity {
+struct AttackReading: Entity {
     var id: Int
     var key: Double
     var value: Int
@@ -22,7 +22,7 @@ struct AdversarialReading: Entity {
 /// Attacks on how commits reach live queries: self-joins, raw core commits, signed-zero and
 /// NaN keys, large commits against top-k windows, restores of another schema, concurrent
 /// committers with observers that commit from inside a delivery.
-@Suite struct LiveAdversarialTests {
+@Suite struct LiveDeliveryAttackTests {
     /// The rows of `query` re-run from scratch (insertion order, stably sorted by an Int sort
     /// field, cut to the limit).
     static func rerun<E: Entity>(_ query: LiveQuery<E>, in state: EntityState) -> [E] {
@@ -46,15 +46,15 @@ struct AdversarialReading: Entity {
     /// row's removal. (A NaN key equals nothing, not even itself: a dictionary keeps each
     /// such row apart and can never find its group again, so live groups used to pile up.)
     @Test func nanKeyedGroupsFollowARerun() throws {
-        let readings = Table<AdversarialReading>("readings")
+        let readings = Table<AttackReading>("readings")
         let store = try EntityStore { readings }
         let live = store.live(LiveQuery(readings), groupedBy: \.key, aggregating: \.value)
         func rerun() -> [Double: GroupAggregate<Int>] {
             store.state[readings].query().aggregates(groupedBy: \.key, of: \.value)
         }
         try store.write { tx in
-            try tx[readings].insert(AdversarialReading(id: 1, key: 1, value: 1))
-            try tx[readings].insert(AdversarialReading(id: 2, key: .nan, value: 10))
+            try tx[readings].insert(AttackReading(id: 1, key: 1, value: 1))
+            try tx[readings].insert(AttackReading(id: 2, key: .nan, value: 10))
         }
         #expect(live.value.count == rerun().count, "after insert: live \(live.value.count) groups, rerun \(rerun().count)")
         try store.write { tx in _ = try tx[readings].update(2) { $0.value = 20 } }
@@ -73,7 +73,7 @@ struct AdversarialReading: Entity {
     @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func signedZeroKeysFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 65_537)
-        let readings = Table<AdversarialReading>("zeroKeys").grouped(\.key)
+        let readings = Table<AttackReading>("zeroKeys").grouped(\.key)
         let store = try EntityStore { readings }
         let pool: [Double] = [0, -0.0, 1, -1, .infinity]
         let groups = store.live(LiveQuery(readings), groupedBy: \.key, aggregating: \.value)
@@ -92,11 +92,11 @@ struct AdversarialReading: Entity {
                     let value = Int.random(in: -5...5, using: &random)
                     switch Int.random(in: 0..<5, using: &random) {
                     case 0: _ = try tx[readings].remove(id)
-                    case 1: try tx[readings].upsert(AdversarialReading(id: id, key: key, value: value))
+                    case 1: try tx[readings].upsert(AttackReading(id: id, key: key, value: value))
                     case 2:
                         if let old = tx.current[readings].find(id) {
                             _ = try tx[readings].remove(id)
-                            try tx[readings].insert(AdversarialReading(id: id, key: -old.key, value: old.value))
+                            try tx[readings].insert(AttackReading(id: id, key: -old.key, value: old.value))
                         }
                     case 3:
                         if tx.current[readings].find(id) != nil { _ = try tx[readings].update(id) { $0.key = key } }
@@ -136,12 +136,12 @@ struct AdversarialReading: Entity {
     @Test(arguments: Soak.seeds(1...1, soak: 1...20))
     func selfJoinsFollowRandomCommits(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 7_919)
-        let nodes = Table<AdversarialNode>("nodes").grouped(\.group).ordered(\.score)
+        let nodes = Table<AttackNode>("nodes").grouped(\.group).ordered(\.score)
         let store = try EntityStore { nodes }
         try store.write { tx in
-            for id in 0..<10 { try tx[nodes].insert(AdversarialNode(id: id, parent: (id + 3) % 12, group: id % 3, score: id * 7 % 20)) }
+            for id in 0..<10 { try tx[nodes].insert(AttackNode(id: id, parent: (id + 3) % 12, group: id % 3, score: id * 7 % 20)) }
         }
-        let queries: [(String, LiveQuery<AdversarialNode>)] = [
+        let queries: [(String, LiveQuery<AttackNode>)] = [
             ("all", LiveQuery(nodes)),
             ("group 1 (grouped index)", LiveQuery(nodes).where(\.group, equals: 1)),
             ("top 3 by score", LiveQuery(nodes).sorted(by: \.score).limit(3)),
@@ -149,15 +149,15 @@ struct AdversarialReading: Entity {
             ("parent 2", LiveQuery(nodes).where(\.parent, equals: 2)),
         ]
         let joins = queries.map { (name: $0.0, query: $0.1, live: store.live($0.1, joining: \.parent, to: nodes),
-                                   log: UpdateLog<JoinedRows<AdversarialNode, AdversarialNode>, JoinDiff<AdversarialNode, AdversarialNode>>()) }
+                                   log: UpdateLog<JoinedRows<AttackNode, AttackNode>, JoinDiff<AttackNode, AttackNode>>()) }
         let tokens = joins.map { entry in entry.live.observe { entry.log.append($0) } }
         let groups = store.live(LiveQuery(nodes), groupedBy: \.parent, aggregating: \.score)
         var previous = joins.map { Array($0.live.value.rows) }
         var history = [store.state]
         var nextID = 100
 
-        func randomNode(_ id: Int) -> AdversarialNode {
-            AdversarialNode(id: id, parent: Int.random(in: 0..<14, using: &random), group: Int.random(in: 0..<4, using: &random),
+        func randomNode(_ id: Int) -> AttackNode {
+            AttackNode(id: id, parent: Int.random(in: 0..<14, using: &random), group: Int.random(in: 0..<4, using: &random),
                        score: Int.random(in: 0..<20, using: &random))
         }
         func randomWrite(_ tx: Transaction) throws {
