@@ -11,10 +11,10 @@ struct InputErrorTests {
         try withScratch { scratch in
             try scratch.write("in/a.json", #"[{"id": 1}]"#)
             #expect(mkfifo(scratch.path("in/b.json"), 0o644) == 0)
-            let result = run(["import", scratch.path("in"), "--output", scratch.path("out.sqlite")], timeout: .seconds(20))
+            let result = run(["import", scratch.path("in"), "--output", scratch.path("out.sqlite")], timeout: .seconds(60))
             expectFailure(result, mentioning: ["in/b.json", "not a regular file", "FIFO"])
             // Given as the input itself too.
-            let direct = run(["import", scratch.path("in/b.json"), "--output", scratch.path("out.sqlite")], timeout: .seconds(20))
+            let direct = run(["import", scratch.path("in/b.json"), "--output", scratch.path("out.sqlite")], timeout: .seconds(60))
             expectFailure(direct, mentioning: ["in/b.json", "not a regular file"])
             expectNoLeftovers(scratch, expected: ["in"])
         }
@@ -25,10 +25,10 @@ struct InputErrorTests {
             try scratch.write("in/a.json", #"[{"id": 1}]"#)
             try FileManager.default.createSymbolicLink(atPath: scratch.path("in/loop.json"), withDestinationPath: "loop.json")
             try FileManager.default.createSymbolicLink(atPath: scratch.path("loop"), withDestinationPath: "loop")
-            let inDirectory = run(["import", scratch.path("in"), "--output", scratch.path("out.sqlite")], timeout: .seconds(20))
+            let inDirectory = run(["import", scratch.path("in"), "--output", scratch.path("out.sqlite")], timeout: .seconds(60))
             expectFailure(inDirectory, mentioning: ["in/loop.json", "too many levels of symbolic links"])
             #expect(!inDirectory.stderr.contains("NSCocoaErrorDomain"))
-            let itself = run(["import", scratch.path("loop"), "--output", scratch.path("out.sqlite")], timeout: .seconds(20))
+            let itself = run(["import", scratch.path("loop"), "--output", scratch.path("out.sqlite")], timeout: .seconds(60))
             expectFailure(itself, mentioning: [scratch.path("loop"), "too many levels of symbolic links"])
             expectNoLeftovers(scratch, expected: ["in", "loop"])
         }

@@ -102,7 +102,7 @@ struct UsageErrorTests {
             let fifo = scratch.path("pipe")
             #expect(mkfifo(fifo, 0o600) == 0)
             for command in [["inspect", fifo], ["query", fifo, "t"], ["verify", fifo]] {
-                expectFailure(run(command, timeout: .seconds(20)), mentioning: ["a FIFO"])
+                expectFailure(run(command, timeout: .seconds(60)), mentioning: ["a FIFO"])
             }
         }
     }
