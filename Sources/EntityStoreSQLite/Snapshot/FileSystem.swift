@@ -62,8 +62,7 @@ enum FileSystem {
     /// A fresh name for a temporary file next to `path` (same directory, so the final
     /// rename is atomic and never crosses file systems).
     static func temporaryPath(beside path: String) -> String {
-        let name = (path as NSString).lastPathComponent
-        return (directory(of: path) as NSString).appendingPathComponent(".\(name).tmp-\(UUID().uuidString.prefix(8))")
+        (directory(of: path) as NSString).appendingPathComponent(TemporaryName.fresh(for: (path as NSString).lastPathComponent))
     }
 
     /// Flushes the file or directory at `path` to stable storage.

@@ -1,9 +1,10 @@
+import EntityStoreSQLite
 import Foundation
 
-/// The temporaries the tool writes beside an output `NAME`: `.NAME.tmp-` and eight
-/// upper-case hexadecimal digits. The name of the SQLite layer's snapshot writer; the
-/// tool uses it too, for a JSON export being written (a file), an ndjson export being
-/// built, and a replaced ndjson export being removed (directories).
+/// The temporaries the tool writes beside an output `NAME`, named as the SQLite layer's
+/// snapshot writer names its own (`TemporaryName`): for a JSON export being written (a
+/// file), an ndjson export being built, and a replaced ndjson export being removed
+/// (directories).
 ///
 /// A run that is killed leaves its temporaries behind; the next run for the same output
 /// removes those that are stale (``removeStale(for:)``).
@@ -15,15 +16,12 @@ enum Temporaries {
 
     /// A fresh temporary path for `output`.
     static func path(for output: OutputPath) -> String {
-        (output.directory as NSString).appendingPathComponent(".\(output.name).tmp-\(UUID().uuidString.prefix(8))")
+        (output.directory as NSString).appendingPathComponent(TemporaryName.fresh(for: output.name))
     }
 
     /// Whether `entry` is exactly the name of one of `name`'s temporaries.
     static func isTemporary(_ entry: String, of name: String) -> Bool {
-        let prefix = ".\(name).tmp-"
-        guard entry.hasPrefix(prefix) else { return false }
-        let suffix = entry.utf8.dropFirst(prefix.utf8.count)
-        return suffix.count == 8 && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) }
+        TemporaryName.isTemporary(entry, of: name)
     }
 
     /// Removes the stale temporaries of `output` from its directory; failures are ignored
