@@ -47,11 +47,6 @@ public final class Observation: Sendable {
     /// Whether delivery is currently paused by `suspend()`.
     public var isSuspended: Bool { status.isSuspended }
 
-    /// The flag delivery checks, for a component of this package that keeps observer
-    /// entries of its own: holding it strongly (rather than the token weakly) costs one
-    /// atomic load per delivery, and the token's release still cancels it.
-    @usableFromInline package var deliveryStatus: ObservationStatus { status }
-
     deinit { cancel() }
 }
 

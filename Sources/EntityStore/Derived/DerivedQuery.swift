@@ -88,6 +88,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// Calls `handler` with the old and new value each time the value changes, in commit
     /// order, until the returned token is cancelled or released.
     /// - Complexity: O(1) to register; O(k) in the observers to cancel.
+    @inlinable
     public func observe(_ handler: @escaping @Sendable (_ old: Value, _ new: Value) -> Void) -> Observation {
         core.observe(startingWith: { _ in }, onTermination: nil) { change in handler(change.old, change.new) }
     }
@@ -97,6 +98,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// later change and no value twice. The stream ends when the query is deallocated;
     /// cancelling the consumer unregisters it.
     /// - Complexity: O(1) to register.
+    @inlinable
     public func values(
         bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<Value> {

@@ -49,7 +49,7 @@ enum WatchFiling: Sendable {
 }
 
 extension WatcherRegistry {
-    /// Files `watcher` as `filing` says (with `token`, or a new one); returns the token to unregister with. O(1).
+    /// Files `watcher` as `filing` says (with `token`, or a new one); returns the token to unregister with. O(1), O(IDs) for `.ids`.
     @discardableResult
     func register(_ watcher: any ChangeWatcher, filing: WatchFiling, token: UInt64? = nil) -> UInt64 {
         switch filing {
@@ -60,7 +60,7 @@ extension WatcherRegistry {
         }
     }
 
-    /// Removes a registration made by ``register(_:filing:)``. O(1).
+    /// Removes a registration made by ``register(_:filing:)``. O(1), O(IDs) for `.ids`.
     func unregister(_ token: UInt64, filing: WatchFiling) {
         switch filing {
         case let .table(table): unregister(token, table: table, ids: [])
