@@ -76,14 +76,6 @@ struct PostgresSnapshotReader {
     }
 
     private func makeFeed<T: TypedTable>(_ table: T, stored: PostgresStoreMetadata.StoredTable) throws -> any TableFeed {
-        var names = ["id"]
-        var kinds = [stored.idKind]
-        var selected = [SQL.quote("id") + (stored.idKind.selectsAsText ? "::text" : "")]
-        for column in stored.columns {
-            names.append(column.name)
-            kinds.append(column.kind)
-            selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
-        }
         var binds: [PostgresParameter] = []
         var filter = ""
         if let condition = selection.conditions[stored.name] {
@@ -93,9 +85,9 @@ struct PostgresSnapshotReader {
             }
             filter = " WHERE " + condition.sql(kind: kind, binds: &binds)
         }
-        let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(target.schema, stored.name))\(filter) ORDER BY \"id\""
+        let sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(target.schema, stored.name))\(filter) ORDER BY \"id\""
         return TypedFeed(
-            table: table, layout: RowLayout(table: stored.name, names: names, kinds: kinds), query: sql, binds: binds,
+            table: table, layout: stored.readLayout, query: sql, binds: binds,
             expected: filter.isEmpty ? stored.rowCount : nil)
     }
 }

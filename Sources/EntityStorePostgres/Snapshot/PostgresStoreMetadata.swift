@@ -144,4 +144,16 @@ public struct PostgresStoreMetadata: Sendable {
         return try Schema(result)
     }
 }
+extension PostgresStoreMetadata.StoredTable {
+    /// How a reader decodes the table's rows: `id`, then every column, with their kinds.
+    var readLayout: RowLayout {
+        RowLayout(table: name, names: ["id"] + columns.map(\.name), kinds: [idKind] + columns.map(\.kind))
+    }
+
+    /// The `SELECT` list of ``readLayout``'s columns, each kind the decoder reads as text
+    /// cast to text.
+    var selectList: String {
+        ([("id", idKind)] + columns).map { SQL.quote($0.0) + ($0.1.selectsAsText ? "::text" : "") }.joined(separator: ", ")
+    }
+}
 #endif

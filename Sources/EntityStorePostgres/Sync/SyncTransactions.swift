@@ -595,21 +595,13 @@ private struct Fetch {
     let decode: (PostgresRows) throws -> any PulledTable
 
     init<T: TypedTable>(_ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, schema: String) {
-        var names = ["id"]
-        var kinds = [stored.idKind]
-        var selected = [SQL.quote("id") + (stored.idKind.selectsAsText ? "::text" : "")]
-        for column in stored.columns {
-            names.append(column.name)
-            kinds.append(column.kind)
-            selected.append(SQL.quote(column.name) + (column.kind.selectsAsText ? "::text" : ""))
-        }
-        let layout = RowLayout(table: stored.name, names: names, kinds: kinds)
+        let layout = stored.readLayout
         var binds: [PostgresParameter] = []
         let idValues = ids.map { text in
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
         }
         let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
-        sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))"
+        sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))"
         parameters = binds
         decode = { rows in try Self.decode(table, rows: rows, ids: ids, idValues: idValues, stored: stored, layout: layout) }
     }
