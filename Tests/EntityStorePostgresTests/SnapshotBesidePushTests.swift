@@ -20,14 +20,17 @@ struct SnapshotBesidePushTests {
             try tx[counters].insert(Counter(id: "n", value: 0))
         }
         let snapshotsDone = Lock(false)
+        let pushCount = Lock(0)
         let pusher = Task {
-            var pushes = 0
-            while !snapshotsDone.withLock({ $0 }) {
+            repeat {
                 try await sync.write { tx in _ = try tx[counters].update("n") { $0.value += 1 } }
-                pushes += 1
-            }
-            return pushes
+                pushCount.withLock { $0 += 1 }
+            } while !snapshotsDone.withLock({ $0 })
+            return pushCount.withLock { $0 }
         }
+        // The snapshots start once pushes are under way, so the two overlap however slow
+        // the machine is.
+        #expect(try await eventually { pushCount.withLock { $0 } > 0 })
         do {
             for _ in 0..<3 { try await large.snapshot(to: target) }
         } catch {

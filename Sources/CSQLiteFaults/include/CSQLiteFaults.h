@@ -79,4 +79,9 @@ int es_fault_rename_point(const char *source, const char *target);
 /// the length written. Whatever the plan's mask, up to 64 paths.
 int es_fault_take_seen(const char *prefix, char *buffer, int size);
 
+/// Whether an armed plan watches `path`. Its syncs then reach the plan only, not the
+/// device: the plan's record of unsynced writes is what a simulated power loss undoes,
+/// and the device's flush would only make each run wait on the disk.
+int es_fault_watched(const char *path);
+
 #endif

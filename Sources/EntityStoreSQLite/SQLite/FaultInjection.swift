@@ -116,6 +116,10 @@ package enum FaultInjection {
         return verdict == 0 ? nil : verdict
     }
 
+    /// Whether an armed plan watches `path`: its syncs are then simulated by the plan, not
+    /// sent to the device (`es_fault_watched`).
+    static func simulatesSyncs(of path: String) -> Bool { es_fault_watched(path) != 0 }
+
     /// Asks the armed plan about a file operation the snapshot layer makes itself; nil to
     /// go ahead, or the `errno` to fail with.
     static func check(_ path: String, _ operation: Operations) -> Int32? {

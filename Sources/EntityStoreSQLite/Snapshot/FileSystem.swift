@@ -67,9 +67,11 @@ enum FileSystem {
 
     /// Flushes the file or directory at `path` to stable storage.
     static func sync(_ path: String) throws(SnapshotError) {
-        if let failure = FaultInjection.check(isDirectory(path) ? path + "/" : path, .sync) {
+        let watchedPath = isDirectory(path) ? path + "/" : path
+        if let failure = FaultInjection.check(watchedPath, .sync) {
             throw .io(path: path, message: "fsync failed: \(errorText(failure))")
         }
+        if FaultInjection.simulatesSyncs(of: watchedPath) { return }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .io(path: path, message: "cannot open for fsync: \(errorText())") }
         defer { close(descriptor) }

@@ -108,6 +108,9 @@ func strikeAtEveryOperation(
             let directory = root + "/run-\(target)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
             let path = directory + "/store.sqlite"
+            // A plan that never strikes watches the preparation, so its syncs are simulated
+            // too (a real flush changes nothing the readers see, and waits on the disk).
+            FaultInjection.arm(directory: directory, mode: .kill, at: Int.max)
             var scenario: FaultScenario? = try prepare(path)
             let states = FaultScenario.States(old: scenario!.old, new: scenario!.new)
             FaultInjection.arm(directory: directory, mode: mode, at: target, counting: counting)
@@ -181,3 +184,4 @@ func changeLibrary(_ store: EntityStore) throws {
         try tx[samples].insert(sample(2))
     }
 }
+
