@@ -8,7 +8,7 @@ import Testing
 /// The bookshelf's tests, as an app writes them with EntityStoreTesting: each write
 /// changes exactly what it should, the shelf survives a snapshot, its save routine
 /// survives a crash, and files of other app versions open or are refused.
-@Suite("Bookshelf", .serialized)
+@Suite("Bookshelf")
 struct BookshelfTests {
     static let shelf = """
         {"authors": [{"id": 1, "name": "Jon Fosse"}, {"id": 2, "name": "Ursula K. Le Guin"}],
