@@ -271,9 +271,10 @@ struct FileMarks {
 /// - Returns: the report: operations, runs per fault, sampling, failures.
 /// - Throws: an error the sequence throws without any fault.
 /// - Complexity: (1 + runs) × (the sequence + one restore of the file), runs being up to
-///   `maxRunsPerFault` per fault. A sequence of 100 rows and two full snapshots makes 88
-///   file operations: its 265 runs take about 5 s in a release build, 18 ms each (see
-///   the benchmarks). Keep the sequence small: a few rows show a save routine's steps.
+///   `maxRunsPerFault` per fault. Syncs within a run are simulated (no run waits on the
+///   disk's flush). A sequence of 100 rows and two full snapshots makes 88 file
+///   operations, so 265 runs (see the benchmarks for their cost). Keep the sequence
+///   small: a few rows show a save routine's steps.
 @discardableResult
 public func assertCrashSafe(
     schema: Schema, options: CrashSafetyOptions = CrashSafetyOptions(),
