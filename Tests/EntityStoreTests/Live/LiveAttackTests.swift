@@ -293,8 +293,9 @@ struct AttackRow: Entity {
             }
             if Int.random(in: 0..<10, using: &random) == 0 { saved.append(store.state) }
             let state = store.state
+            var rerun = Rerun(state)
             for (position, entry) in lives.enumerated() {
-                let expected = reference(entry.query, entry.name, in: state)
+                let expected = rerun(entry.query)
                 let value = Array(entry.live.value)
                 #expect(value == expected, "seed \(seed) step \(step): \(entry.name): \(value.map(\.id)) vs \(expected.map(\.id))")
                 var replayed = previous[position]
@@ -302,7 +303,7 @@ struct AttackRow: Entity {
                 #expect(replayed == expected, "seed \(seed) step \(step): the diffs of \(entry.name) do not lead to its value")
                 previous[position] = expected
             }
-            if !lives.allSatisfy({ Array($0.live.value) == reference($0.query, $0.name, in: state) }) { break }
+            if !lives.allSatisfy({ Array($0.live.value) == rerun($0.query) }) { break }
         }
         _ = tokens
     }

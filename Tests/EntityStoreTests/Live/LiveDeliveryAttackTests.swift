@@ -348,8 +348,9 @@ struct AttackReading: Entity {
             let state = store.state
             history.append(state)
             if history.count > 40 { history.removeFirst() }
+            var rerun = Rerun(state)
             for (position, entry) in lives.enumerated() {
-                let expected = reference(entry.query, entry.name, in: state)
+                let expected = rerun(entry.query)
                 #expect(Array(entry.live.value) == expected, "seed \(seed) step \(step): \(entry.name)")
                 var replayed = previous[position]
                 for update in entry.log.take() { replayed = update.diff.apply(to: replayed) }
@@ -357,7 +358,7 @@ struct AttackReading: Entity {
                 previous[position] = expected
             }
             for (position, entry) in groupLives.enumerated() {
-                let expected = groupReference(entry.query, key: entry.key, in: state)
+                let expected = rerun.groups(entry.query, key: entry.key)
                 #expect(entry.live.value.dictionary == expected, "seed \(seed) step \(step): \(entry.name)")
                 var replayed = previousGroups[position]
                 for update in entry.log.take() { replayed = update.diff.apply(to: replayed) }
@@ -445,8 +446,9 @@ struct AttackReading: Entity {
                 try store.write { try body($0) }
             }
             let state = store.state
+            var rerun = Rerun(state)
             for (position, entry) in lives.enumerated() {
-                let expected = reference(entry.query, entry.name, in: state)
+                let expected = rerun(entry.query)
                 #expect(Array(entry.live.value) == expected, "seed \(seed) round \(round): \(entry.name)")
                 var replayed = previous[position]
                 for update in entry.log.take() { replayed = update.diff.apply(to: replayed) }

@@ -74,7 +74,12 @@ struct LiveFixture {
 /// What `query` gives when run from scratch on `state`: qualifying rows in insertion
 /// order, stably sorted by the sort field, cut to the limit.
 func reference(_ query: LiveQuery<Item>, _ name: String, in state: EntityState) -> [Item] {
-    var rows = Array(state[query.table]).filter { query.qualifies($0) }
+    reference(query, rows: Array(state[query.table]))
+}
+
+/// What `query` gives when run from scratch on `all`, its table's rows in insertion order.
+func reference(_ query: LiveQuery<Item>, rows all: [Item]) -> [Item] {
+    var rows = all.filter { query.qualifies($0) }
     if let field = query.sortField as? KeyPath<Item, Int> {
         let descending = query.isDescending
         rows = rows.enumerated().sorted { a, b in
@@ -85,6 +90,33 @@ func reference(_ query: LiveQuery<Item>, _ name: String, in state: EntityState) 
     }
     if let limit = query.limitCount { rows = Array(rows.prefix(limit)) }
     return rows
+}
+
+/// Reruns from scratch on one state, each table read once: the model tests check dozens
+/// of queries after every step, and reading the table for each cost most of their time.
+struct Rerun {
+    let state: EntityState
+    private var tables: [String: [Item]] = [:]
+
+    init(_ state: EntityState) { self.state = state }
+
+    /// The rows of `table` in insertion order.
+    mutating func rows(of table: Table<Item>) -> [Item] {
+        if let rows = tables[table.name] { return rows }
+        let rows = Array(state[table])
+        tables[table.name] = rows
+        return rows
+    }
+
+    /// What `query` gives when run from scratch on the state.
+    mutating func callAsFunction(_ query: LiveQuery<Item>) -> [Item] {
+        reference(query, rows: rows(of: query.table))
+    }
+
+    /// The group-by of `query` by `key`, run from scratch on the state.
+    mutating func groups(_ query: LiveQuery<Item>, key: KeyPath<Item, Int>) -> [Int: GroupAggregate<Int>] {
+        groupReference(query, key: key, rows: rows(of: query.table))
+    }
 }
 
 /// Collects a live query's deliveries.
@@ -108,8 +140,13 @@ extension LiveFixture {
 
 /// The group-by of `query` run from scratch on `state`: per key, count, sum, min, max of scores.
 func groupReference(_ query: LiveQuery<Item>, key: KeyPath<Item, Int>, in state: EntityState) -> [Int: GroupAggregate<Int>] {
+    groupReference(query, key: key, rows: Array(state[query.table]))
+}
+
+/// The group-by of `query` run from scratch on `rows`, its table's rows.
+func groupReference(_ query: LiveQuery<Item>, key: KeyPath<Item, Int>, rows: [Item]) -> [Int: GroupAggregate<Int>] {
     var scores: [Int: [Int]] = [:]
-    for item in state[query.table] where query.qualifies(item) { scores[item[keyPath: key], default: []].append(item.score) }
+    for item in rows where query.qualifies(item) { scores[item[keyPath: key], default: []].append(item.score) }
     return scores.mapValues { values in
         GroupAggregate(count: values.count, sum: values.reduce(0, +), min: values.min() ?? 0, max: values.max() ?? 0)
     }

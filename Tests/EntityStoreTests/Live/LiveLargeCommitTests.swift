@@ -68,8 +68,9 @@ import Testing
                 }
             }
             let state = store.state
+            var rerun = Rerun(state)
             for (index, entry) in groups.enumerated() {
-                let expected = groupReference(entry.query, key: entry.key as KeyPath<Item, Int>, in: state)
+                let expected = rerun.groups(entry.query, key: entry.key as KeyPath<Item, Int>)
                 #expect(entry.live.value.dictionary == expected, "\(entry.name), round \(round)")
                 let changedKeys = Set(expected.keys).union(before[index].keys).filter { expected[$0] != before[index][$0] }
                 let delivered = entry.log.take()
@@ -79,7 +80,7 @@ import Testing
                 }
             }
             for entry in rows {
-                #expect(Array(entry.live.value) == reference(entry.query, entry.name, in: state), "\(entry.name), round \(round)")
+                #expect(Array(entry.live.value) == rerun(entry.query), "\(entry.name), round \(round)")
             }
         }
         withExtendedLifetime((groupTokens, rows)) {}

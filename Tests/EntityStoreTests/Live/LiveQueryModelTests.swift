@@ -109,8 +109,9 @@ import Testing
                 try store.write { try randomWrite($0) }
             }
             let state = store.state
+            var rerun = Rerun(state)
             for (position, entry) in lives.enumerated() {
-                let expected = reference(entry.query, entry.name, in: state)
+                let expected = rerun(entry.query)
                 let value = entry.live.value
                 #expect(Array(value) == expected, "seed \(seed) step \(step): \(entry.name)")
                 var replayed = previous[position]
@@ -120,7 +121,7 @@ import Testing
                 previous[position] = expected
             }
             for (position, entry) in groupLives.enumerated() {
-                let expected = groupReference(entry.query, key: entry.key, in: state)
+                let expected = rerun.groups(entry.query, key: entry.key)
                 #expect(entry.live.value.dictionary == expected, "seed \(seed) step \(step): \(entry.name)")
                 var replayed = previousGroups[position]
                 for update in entry.log.take() { replayed = update.diff.apply(to: replayed) }
@@ -128,7 +129,7 @@ import Testing
                 previousGroups[position] = expected
             }
             for (position, entry) in joinLives.enumerated() {
-                let expected = reference(entry.query, entry.name, in: state)
+                let expected = rerun(entry.query)
                 let joined = entry.live.value
                 #expect(joined.map { $0.row } == expected, "seed \(seed) step \(step): \(entry.name)")
                 #expect(joined.allSatisfy { $0.referenced == state[fixture.owners].find($0.row.group) },
