@@ -82,11 +82,12 @@ func reference(_ query: LiveQuery<Item>, rows all: [Item]) -> [Item] {
     var rows = all.filter { query.qualifies($0) }
     if let field = query.sortField as? KeyPath<Item, Int> {
         let descending = query.isDescending
-        rows = rows.enumerated().sorted { a, b in
-            let (x, y) = (a.element[keyPath: field], b.element[keyPath: field])
-            if x != y { return descending ? x > y : x < y }
+        // Each row's key read once, not in every comparison.
+        let keyed = rows.enumerated().map { (key: $0.element[keyPath: field], offset: $0.offset, row: $0.element) }
+        rows = keyed.sorted { a, b in
+            if a.key != b.key { return descending ? a.key > b.key : a.key < b.key }
             return a.offset < b.offset
-        }.map(\.element)
+        }.map(\.row)
     }
     if let limit = query.limitCount { rows = Array(rows.prefix(limit)) }
     return rows
