@@ -61,6 +61,10 @@ public struct PostgresSyncSummary: Sendable, Equatable {
 /// A pull never replaces a local change not yet pushed: the row keeps its local value and
 /// its push reports the conflict (``acceptServerValues(for:)`` takes the server's value);
 /// `write(retrying:)` redoes a change on the fresh values instead.
+///
+/// A scoped replica (``init(store:target:selection:options:)`` with a ``PostgresSelection``)
+/// holds only some tables, or only the rows of a table matching a condition, and stays in
+/// sync with exactly that: see ``selection``.
 public final class PostgresSync: Sendable {
     /// How a running sync learns of others' pushes.
     public enum Wakeup: Sendable, Equatable {
@@ -231,7 +235,10 @@ public final class PostgresSync: Sendable {
     /// tables) if the schema holds one, or writes the store there as a full snapshot if
     /// not (`createIfMissing`). Creation is atomic: of processes opening a missing store
     /// at once, one creates it and the others load what it wrote. Returns the position reached.
-    /// - Complexity: a full restore or snapshot, O(n log n).
+    /// A scoped replica loads only its ``selection`` (through the condition's SQL index)
+    /// and never creates a missing store: it throws ``PostgresStoreError/notAStore(schema:reason:)``.
+    /// - Complexity: a full restore or snapshot, O(n log n); for a scoped replica, a
+    ///   restore of the selected rows, O(k log k) for k rows selected.
     @discardableResult
     public func open(createIfMissing: Bool = true) async throws(PostgresStoreError) -> Int64 {
         await operations.lock()
@@ -454,8 +461,12 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
+    /// A scoped replica reads only the changes to its selected tables, and of a table with
+    /// a condition the changed rows that match it now: a changed row it holds that no
+    /// longer matches, or was removed, is removed locally in the same commit.
     /// - Complexity: O(rows changed since the position), in one read-only transaction of
-    ///   two round trips; from a lagging standby (``Options/readTarget``), that transaction
+    ///   two round trips (for a scoped replica, O(rows of its selected tables changed since
+    ///   the position), whether they match or not); from a lagging standby (``Options/readTarget``), that transaction
     ///   is repeated every 5 ms until the standby catches up or ``Options/replayWait``
     ///   passes. A full reload, O(n log n), when the server changed or its change log ends
     ///   before the position.
