@@ -1,5 +1,6 @@
 #if PostgreSQL
 import EntityStore
+import EntityStoreCodec
 @testable import EntityStorePostgres
 import EntityStoreTestSupport
 import Foundation
@@ -341,6 +342,57 @@ struct ScopedSyncTests {
         }
         #expect(replicas[1].0.state[notes].count == 0)
         #expect(contents(full) == (try await freshLoad(target, .all)))
+    }
+}
+
+/// How a scoped replica evaluates its condition locally, to refuse writes outside it.
+@Suite("Scope conditions evaluated locally")
+struct ScopeConditionTests {
+    struct Row: Entity {
+        var id: Int
+        var owner: Int?
+        var score: Double
+        var name: String
+        var when: Date
+    }
+
+    func matches(_ condition: PostgresCondition, _ row: Row) -> Bool {
+        condition.matches(condition.value(of: row, encoder: RowEncoder(dialect: .postgres)))
+    }
+
+    @Test("equality and half-open ranges on integers, doubles, text, dates and IDs; NULL matches nothing")
+    func matching() throws {
+        let row = Row(id: 5, owner: 3, score: 2.5, name: "mañana", when: Date(timeIntervalSince1970: 100))
+        #expect(matches(try .field("owner", equals: 3), row))
+        #expect(!matches(try .field("owner", equals: 4), row))
+        #expect(matches(try .field("owner", equals: 3.0), row))
+        #expect(matches(try .field("owner", from: 3, below: 4), row))
+        #expect(!matches(try .field("owner", from: 1, below: 3), row))
+        #expect(matches(try .field("owner", from: nil as Int?, below: 10), row))
+        #expect(matches(try .field("score", from: 2, below: 3), row))
+        #expect(!matches(try .field("score", from: 2.6, below: nil as Double?), row))
+        #expect(matches(try .field("name", equals: "mañana"), row))
+        #expect(matches(try .field("name", from: "m", below: "n"), row))
+        #expect(!matches(try .field("name", from: "n", below: nil as String?), row))
+        #expect(matches(try .field("when", equals: Date(timeIntervalSince1970: 100)), row))
+        #expect(matches(try .field("when", from: Date(timeIntervalSince1970: 99.5), below: Date(timeIntervalSince1970: 100.5)), row))
+        #expect(!matches(try .field("when", from: Date(timeIntervalSince1970: 100.25), below: nil as Date?), row))
+        #expect(matches(try .field("id", equals: 5), row))
+        #expect(!matches(try .field("name", equals: 5), row))
+        var empty = row
+        empty.owner = nil
+        #expect(!matches(try .field("owner", equals: 3), empty))
+        #expect(!matches(try .field("owner", from: nil as Int?, below: nil as Int?), empty))
+        #expect(!matches(try .field("missing", equals: 3), row))
+    }
+
+    @Test("a selection describes itself for its messages")
+    func descriptions() throws {
+        #expect(PostgresSelection.all.description == "all tables")
+        #expect(try ownerOne().description == "tickets where owner = 1")
+        let mixed = PostgresSelection.tables(["notes"]).filtering("tickets", try .field("title", from: "a", below: "m"))
+        #expect(mixed.description == "notes; tickets where title >= 'a' and title < 'm'")
+        #expect(PostgresSelection.all.filtering("tickets", try .field("owner", equals: 2)).description == "all tables, with tickets where owner = 2")
     }
 }
 #endif
