@@ -25,7 +25,9 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     /// A push was refused because other processes changed these rows since this replica
     /// read them; nothing was written. Pull, then redo the change.
     case conflict([PostgresConflict])
-    /// A partial load asked for a condition on a field without a declared index.
+    /// A selection cannot be used (a partial load's or a scoped replica's condition on a
+    /// field without a declared index), or a scoped replica refused a local write, or a
+    /// push, of a row outside its selection (``PostgresSync/selection``).
     case invalidSelection(String)
 
     /// One line, without credentials.
@@ -43,7 +45,7 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
         case let .conflict(rows):
             let listed = rows.prefix(10).map { "\($0.table) \($0.id)" }.joined(separator: ", ")
             return "push refused: \(rows.count) row(s) changed by another process since this replica read them (\(listed)\(rows.count > 10 ? ", ..." : "")); pull and retry"
-        case let .invalidSelection(detail): return "invalid partial load: \(detail)"
+        case let .invalidSelection(detail): return "selection: \(detail)"
         }
     }
 

@@ -19,11 +19,11 @@ extension Store: StateStore {
         _ name: String = "commit", withContext body: (inout State, CommitContext) throws -> Result
     ) throws -> Result {
         let entry = try acquireWriter(for: name)
-        let (base, context, eventMark) = storage.withLock { storage in
+        let (base, context, eventMark, checks) = storage.withLock { storage in
             storage.inCommitBody = true
             let base = storage.batch?.working ?? storage.state
             let context = CommitContext(name: name, isContinuation: storage.batch?.changed ?? false)
-            return (base, context, storage.deferredEvents.count)
+            return (base, context, storage.deferredEvents.count, storage.commitChecks)
         }
         let start = ContinuousClock.now
         var next = base
@@ -32,6 +32,9 @@ extension Store: StateStore {
             result = try body(&next, context)
             for hook in middleware {
                 try hook.willCommit?(base, &next, context)
+            }
+            for check in checks {
+                try check.handler(base, next, context)
             }
         } catch {
             storage.withLock { storage in

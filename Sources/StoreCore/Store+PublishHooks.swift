@@ -31,6 +31,31 @@ extension Store {
         }
     }
 
+    /// Registers `check` to run on every later commit (each commit inside a batch too),
+    /// after the body and the middleware, before publication: it sees the state before
+    /// and the proposed state, and throws to reject the commit (which then leaves no
+    /// trace; the error reaches the committing caller), as a ``Middleware``'s `willCommit`
+    /// can, but for a component that joins a store after its creation. It runs on the
+    /// committing thread, outside the store's lock; it must not commit on the store. It
+    /// stays registered until the returned token is cancelled or released.
+    /// - Complexity: O(n) in the number of checks to register; each commit calls every check.
+    package func addCommitCheck(
+        _ check: @escaping @Sendable (_ previous: State, _ next: State, _ context: CommitContext) throws -> Void
+    ) -> Observation {
+        let status = ObservationStatus()
+        let id = storage.withLock { storage in
+            storage.nextObserverID += 1
+            let id = storage.nextObserverID
+            storage.commitChecks.append(CommitCheck(id: id, handler: check))
+            return id
+        }
+        return Observation(status: status) { [weak self] in
+            self?.storage.withLock { storage in
+                storage.commitChecks.removeAll { $0.id == id }
+            }
+        }
+    }
+
     /// The last published state. Unlike ``state``, a batch in progress on the calling
     /// thread does not show through: its commits are not published yet.
     /// - Complexity: O(1).

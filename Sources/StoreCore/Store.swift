@@ -73,6 +73,7 @@ extension Store {
         @usableFromInline var changeObservers: [ChangeObserver<State>] = []
         @usableFromInline var eventObservers: [EventObserver] = []
         @usableFromInline var publishHooks: [PublishHook<State>] = []
+        @usableFromInline var commitChecks: [CommitCheck<State>] = []
         @usableFromInline var nextObserverID: UInt64 = 0
         @usableFromInline var pending: [Delivery<State>] = []
         @usableFromInline var isDraining = false

@@ -25,7 +25,7 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, commit: the commit latencies, lookup: insert and lookup, memory: bytes_per_entity, derived: derived_notify_us), for profiling and for the largest sizes.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, postgres-scoped: a scoped replica, commit: the commit latencies, lookup: insert and lookup, memory: bytes_per_entity, derived: derived_notify_us), for profiling and for the largest sizes.", visibility: .hidden))
     var only: String?
 
     @Option(help: "Also measure the PostgreSQL figures against this server (postgres:// URL; default: ENTITYSTORE_POSTGRES_URL, if set).")
@@ -134,9 +134,16 @@ struct EntityStoreBench: ParsableCommand {
                 }
                 for figure in measured.figures { report.add(figure) }
                 report.notes.append(contentsOf: measured.notes)
+            case "postgres-scoped":
+                guard let postgres else { throw ValidationError("--only postgres-scoped needs --postgres-url or ENTITYSTORE_POSTGRES_URL") }
+                let measured = try phase("PostgreSQL scoped replica (scoped_load_ms, scoped_resident_bytes, scoped_latency_ms, scoped_pull_ms)") {
+                    try PostgresFigures(data: data, repetitions: figures.repetitions, url: postgres).scopedFigures()
+                }
+                for figure in measured.figures { report.add(figure) }
+                report.notes.append(contentsOf: measured.notes)
             default:
                 throw ValidationError(
-                    "--only takes restore, snapshot, incremental, live, live-profile, live-profile-plain, queries, testing, postgres, commit, lookup, memory or derived")
+                    "--only takes restore, snapshot, incremental, live, live-profile, live-profile-plain, queries, testing, postgres, postgres-scoped, commit, lookup, memory or derived")
             }
             return report
         }

@@ -3,9 +3,9 @@ import EntityStore
 import EntityStoreCodec
 import Foundation
 
-/// Which rows a restore loads: every table, some tables, and within a table only the
-/// rows matching a condition on an indexed field.
-public struct PostgresSelection: Sendable {
+/// Which rows a restore loads, or a scoped ``PostgresSync`` replica holds: every table,
+/// some tables, and within a table only the rows matching a condition on an indexed field.
+public struct PostgresSelection: Sendable, CustomStringConvertible {
     /// The tables to load; nil for all.
     public var tables: Set<String>?
     /// A condition per table.
@@ -28,12 +28,24 @@ public struct PostgresSelection: Sendable {
     }
 
     func includes(_ table: String) -> Bool { tables?.contains(table) ?? true }
+
+    /// Whether it selects every row of every table.
+    var isAll: Bool { tables == nil && conditions.isEmpty }
+
+    /// "orders where customerID = 'c7'; customers", or "all tables", for messages.
+    public var description: String {
+        guard !isAll else { return "all tables" }
+        var names = Set(conditions.keys)
+        if let tables { names.formUnion(tables) }
+        let parts = names.sorted().map { name in conditions[name].map { "\(name) where \($0)" } ?? name }
+        return (tables == nil ? "all tables, with " : "") + parts.joined(separator: "; ")
+    }
 }
 
 /// A condition on one field that a partial load sends to the server: equality, or a
 /// half-open range. The field must have a declared index (so the server reads only the
 /// matching rows through its SQL index).
-public struct PostgresCondition: Sendable {
+public struct PostgresCondition: Sendable, CustomStringConvertible {
     enum Bound: Sendable {
         case equals(EncodedValue)
         case range(lower: EncodedValue?, upper: EncodedValue?)
@@ -61,6 +73,20 @@ public struct PostgresCondition: Sendable {
             throw error
         } catch {
             throw .invalidSelection("cannot encode \(value): \(error)")
+        }
+    }
+
+    /// "customerID = 'c7'" or "total >= 10 and < 20", for messages.
+    public var description: String {
+        func text(_ value: EncodedValue) -> String {
+            if case let .text(text) = value.value, value.kind != .date, value.kind != .number { return "'\(text)'" }
+            return idText(value)
+        }
+        switch bound {
+        case let .equals(value): return "\(field) = \(text(value))"
+        case let .range(lower, upper):
+            let parts = [lower.map { "\(field) >= \(text($0))" }, upper.map { "\(field) < \(text($0))" }].compactMap(\.self)
+            return parts.isEmpty ? "any \(field)" : parts.joined(separator: " and ")
         }
     }
 

@@ -61,6 +61,10 @@ public struct PostgresSyncSummary: Sendable, Equatable {
 /// A pull never replaces a local change not yet pushed: the row keeps its local value and
 /// its push reports the conflict (``acceptServerValues(for:)`` takes the server's value);
 /// `write(retrying:)` redoes a change on the fresh values instead.
+///
+/// A scoped replica (``init(store:target:selection:options:)`` with a ``PostgresSelection``)
+/// holds only some tables, or only the rows of a table matching a condition, and stays in
+/// sync with exactly that: see ``selection``.
 public final class PostgresSync: Sendable {
     /// How a running sync learns of others' pushes.
     public enum Wakeup: Sendable, Equatable {
@@ -117,6 +121,15 @@ public final class PostgresSync: Sendable {
     public let store: EntityStore
     /// The server and schema.
     public let target: PostgresTarget
+    /// What this replica holds (``PostgresSelection/all``: the whole store). A scoped
+    /// replica loads, pulls and reloads only the selected tables, and of a table with a
+    /// condition only the rows matching it: a row that moves into the selection (another
+    /// process changes the field so that it matches) arrives with the pull that sees the
+    /// change, and a row that moves out (or is removed) is removed locally by it. A local
+    /// write of a row outside the selection is refused at its commit
+    /// (``PostgresStoreError/invalidSelection(_:)``, naming the table, the row and the
+    /// selection), so it never becomes a change to push.
+    public let selection: PostgresSelection
     /// The settings.
     public let options: Options
     /// Everything ``start()`` does and meets, as it happens. Read it or ignore it: it keeps
@@ -140,6 +153,8 @@ public final class PostgresSync: Sendable {
     private let reader: ServerLink
     /// The local commits published since they were last folded into `pending`.
     private let journal: CommitJournal
+    /// The check refusing local writes outside a scoped replica's selection (nil for a whole store).
+    private let scopeCheck: Observation?
 
     /// The commit name of the commits a sync makes itself (pulls, undos): they are others'
     /// changes, never pushed back.
@@ -164,13 +179,27 @@ public final class PostgresSync: Sendable {
         var knownHead: Int64 = -1
     }
 
-    /// A sync for `store` and the store in `target`'s schema. Local commits are recorded
-    /// from now on; call ``open(createIfMissing:)`` before anything else.
-    /// - Complexity: O(1); each later commit costs O(1) extra under the store's lock.
-    public init(store: EntityStore, target: PostgresTarget, options: Options = Options()) {
+    /// A sync for `store` and the store in `target`'s schema, holding the rows `selection`
+    /// names (by default all: see ``selection``). Local commits are recorded from now on;
+    /// call ``open(createIfMissing:)`` before anything else.
+    /// - Complexity: O(1); each later commit costs O(1) extra under the store's lock, and
+    ///   for a scoped replica one check per row it writes (an encoding of the row, for a
+    ///   table with a condition).
+    public init(store: EntityStore, target: PostgresTarget, selection: PostgresSelection = .all, options: Options = Options()) {
         self.store = store
         self.target = target
+        self.selection = selection
         self.options = options
+        if selection.isAll {
+            scopeCheck = nil
+        } else {
+            let scope = ScopeGuard(selection: selection, tables: store.schema.tables)
+            scopeCheck = store.core.addCommitCheck { previous, next, context in
+                // The sync's own commits (pulls, reloads, undos) hold the server's rows.
+                guard context.name != Self.ownCommitName else { return }
+                try scope.check(previous: previous, next: next)
+            }
+        }
         (events, continuation) = AsyncStream.makeStream(of: PostgresSyncEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         shared = Lock(Shared())
         journal = CommitJournal(store, skipping: Self.ownCommitName)
@@ -186,6 +215,7 @@ public final class PostgresSync: Sendable {
     deinit {
         continuation.finish()
         journal.stop()
+        scopeCheck?.cancel()
         // The connection closes itself when released.
     }
 
@@ -193,6 +223,7 @@ public final class PostgresSync: Sendable {
     /// recording local commits. Call it when done; releasing the sync does it too.
     public func close() async {
         journal.stop()
+        scopeCheck?.cancel()
         await primary.close()
         if reader !== primary { await reader.close() }
     }
@@ -204,7 +235,10 @@ public final class PostgresSync: Sendable {
     /// tables) if the schema holds one, or writes the store there as a full snapshot if
     /// not (`createIfMissing`). Creation is atomic: of processes opening a missing store
     /// at once, one creates it and the others load what it wrote. Returns the position reached.
-    /// - Complexity: a full restore or snapshot, O(n log n).
+    /// A scoped replica loads only its ``selection`` (through the condition's SQL index)
+    /// and never creates a missing store: it throws ``PostgresStoreError/notAStore(schema:reason:)``.
+    /// - Complexity: a full restore or snapshot, O(n log n); for a scoped replica, a
+    ///   restore of the selected rows, O(k log k) for k rows selected.
     @discardableResult
     public func open(createIfMissing: Bool = true) async throws(PostgresStoreError) -> Int64 {
         await operations.lock()
@@ -222,7 +256,8 @@ public final class PostgresSync: Sendable {
         do {
             return try await reload(reason: nil)
         } catch {
-            guard case .notAStore = error, createIfMissing else { throw error }
+            // A scoped replica holds part of the store: it cannot create the whole.
+            guard case .notAStore = error, createIfMissing, selection.isAll else { throw error }
         }
         clearLocalChanges()
         // Create only: when another process created the store meanwhile (both found none),
@@ -250,7 +285,7 @@ public final class PostgresSync: Sendable {
     /// keeps the local value of every row changed and not pushed, still pending on its old
     /// base, so its push reports the conflict instead of the reload dropping it.
     private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
-        let (state, metadata) = try await PostgresSnapshotReader(target: reader.target).read(schema: store.schema)
+        let (state, metadata) = try await PostgresSnapshotReader(target: reader.target, selection: selection).read(schema: store.schema)
         let tables = store.schema.tables
         do {
             // Inside the commit, so a local commit lands before it (and is kept or
@@ -391,6 +426,15 @@ public final class PostgresSync: Sendable {
             guard let bases = pending[table.name], !bases.isEmpty, let typed = table as? any TypedTable else { continue }
             batches.append(try makeBatch(typed, bases: bases, state: state))
         }
+        // Commits outside the selection are refused, so this only holds when a row went
+        // pending otherwise (a commit before the check): refuse the push, send nothing.
+        if !selection.isAll {
+            let scope = ScopeGuard(selection: selection, tables: [])
+            for batch in batches {
+                let outside = batch.idsOutside(selection)
+                if let first = outside.first { throw scope.refusal(batch.tableName, first, outside.count - 1, "nothing was pushed") }
+            }
+        }
         return (batches, position, mine)
     }
 
@@ -417,8 +461,12 @@ public final class PostgresSync: Sendable {
     /// Applies every change others pushed since this replica's position, as one local
     /// commit (named `entitystore.postgres.pull`, and never pushed back). A replica whose position
     /// was pruned from the change log reloads everything instead (``PostgresSyncEvent/reloaded(position:reason:)``).
+    /// A scoped replica reads only the changes to its selected tables, and of a table with
+    /// a condition the changed rows that match it now: a changed row it holds that no
+    /// longer matches, or was removed, is removed locally in the same commit.
     /// - Complexity: O(rows changed since the position), in one read-only transaction of
-    ///   two round trips; from a lagging standby (``Options/readTarget``), that transaction
+    ///   two round trips (for a scoped replica, O(rows of its selected tables changed since
+    ///   the position), whether they match or not); from a lagging standby (``Options/readTarget``), that transaction
     ///   is repeated every 5 ms until the standby catches up or ``Options/replayWait``
     ///   passes. A full reload, O(n log n), when the server changed or its change log ends
     ///   before the position.
@@ -451,7 +499,7 @@ public final class PostgresSync: Sendable {
         while true {
             outcome = try await withConnection(on: reader) { session in
                 try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", bodyCommits: true) {
-                    try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session, commit: true)
+                    try PullTransaction(target: target, schema: schema, position: position, mine: mine, selection: selection).run(session, commit: true)
                 }
             }
             guard case let .changes(found, _) = outcome else { break }
@@ -635,7 +683,7 @@ public final class PostgresSync: Sendable {
         let target = self.target
         let tables = try await withConnection(on: primary) { session in
             try SQL.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                try PullTransaction(target: target, schema: schema, position: 0, mine: []).current(ids, session)
+                try PullTransaction(target: target, schema: schema, position: 0, mine: [], selection: selection).current(ids, session)
             }
         }
         var before: [String: [AnyHashable: Int64]] = [:]
@@ -717,7 +765,7 @@ public final class PostgresSync: Sendable {
             (result, batches, summary) = try await withConnectionPassingErrors(on: primary) { session in
                 try SQL.transaction(session) {
                     try session.execute("SELECT value FROM \(meta) WHERE key = 'log_head' FOR UPDATE")
-                    let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine).run(session)
+                    let outcome = try PullTransaction(target: target, schema: schema, position: position, mine: mine, selection: selection).run(session)
                     // A server behind this replica lost changes it holds: reload first.
                     guard case let .changes(head, tables) = outcome, head >= position else {
                         throw PostgresStoreError.conflict([PostgresConflict(table: "*reload", id: "*", expectedRevision: position, serverRevision: -1)])

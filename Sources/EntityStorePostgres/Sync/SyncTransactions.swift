@@ -20,6 +20,10 @@ protocol PushBatch: Sendable {
     /// The change-log text of each upserted row's ID, encoded on its own, in upsert order
     /// (nil if one does not encode).
     func upsertIDTexts() -> [String]?
+    /// The IDs (as the change log writes them) of the rows it writes outside `selection`:
+    /// every row of a table the selection leaves out, and the upserted rows that do not
+    /// match the table's condition.
+    func idsOutside(_ selection: PostgresSelection) -> [String]
 }
 
 struct TypedPushBatch<T: TypedTable>: PushBatch {
@@ -55,6 +59,12 @@ struct TypedPushBatch<T: TypedTable>: PushBatch {
             }
         }
         return result
+    }
+
+    func idsOutside(_ selection: PostgresSelection) -> [String] {
+        var ids = ScopeGuard.outsideIDs(upserts, table: table.name, selection: selection)
+        if !selection.includes(table.name) { ids += removals.map { ScopeGuard.text(of: $0) } }
+        return ids
     }
 
     func upsertIDTexts() -> [String]? {
@@ -452,6 +462,9 @@ struct PullTransaction {
     let schema: Schema
     let position: Int64
     let mine: Set<Int64>
+    /// What the replica holds: changes to other tables are not read, and a changed row of
+    /// a conditioned table is read only if it matches now (else it is a removal).
+    var selection: PostgresSelection = .all
 
     /// Reads what changed since `position`. With `commit`, the transaction's `COMMIT` goes
     /// with the last statements (the caller must not commit again).
@@ -464,16 +477,21 @@ struct PullTransaction {
         // One round trip, one snapshot: the head and the log's start, every row changed
         // since the position up to the head (less the replica's own pushes), and the
         // layouts of the tables changed.
+        // A replica of some tables reads only their changes (through the same index).
+        let tables = selection.tables.map { Array($0) }
+        func onlyTables(_ parameter: Int) -> String { tables == nil ? "" : " AND table_name = ANY($\(parameter)::text[])" }
         let first: [PostgresRows]
         do {
             first = try session.execute(pipeline: [
                 ("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')", []),
                 ("""
-                SELECT table_name, row_id FROM \(log) WHERE position > $1::int8 AND position <= \(headValue) \
+                SELECT table_name, row_id FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)\(onlyTables(3)) \
                 GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($2::int8[]))
-                """, [.integer(position), .integers(Array(mine))]),
-                (Self.layoutsSQL(schema: stored, names: "SELECT DISTINCT table_name FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)"),
-                 [.integer(position)]),
+                """, [.integer(position), .integers(Array(mine))] + (tables.map { [.texts($0)] } ?? [])),
+                (Self.layoutsSQL(
+                    schema: stored,
+                    names: "SELECT DISTINCT table_name FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)\(onlyTables(2))"),
+                 [.integer(position)] + (tables.map { [.texts($0)] } ?? [])),
             ])
         } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
@@ -515,12 +533,12 @@ struct PullTransaction {
         guard !changed.isEmpty else { return .done(.changes(head: head, tables: [])) }
         let layouts = try Self.layouts(from: layoutRows)
         var fetches: [Fetch] = []
-        for table in schema.tables {
+        for table in schema.tables where selection.includes(table.name) {
             guard let ids = changed[table.name], let typed = table as? any TypedTable else { continue }
             guard let storedTable = layouts[table.name] else {
                 throw PostgresStoreError.schemaMismatch(table: table.name, detail: "the store in PostgreSQL has no such table")
             }
-            fetches.append(Fetch(typed, ids: ids, stored: storedTable, schema: target.schema))
+            fetches.append(try Fetch(typed, ids: ids, stored: storedTable, schema: target.schema, condition: selection.conditions[table.name]))
         }
         return .fetch(head: head, fetches)
     }
@@ -538,9 +556,9 @@ struct PullTransaction {
     func current(_ ids: [String: [String]], _ session: PostgresSession) throws -> [any PulledTable] {
         let layouts = try Self.layouts(of: Array(ids.keys), schema: target.schema, session)
         var fetches: [Fetch] = []
-        for table in schema.tables {
+        for table in schema.tables where selection.includes(table.name) {
             guard let wanted = ids[table.name], let typed = table as? any TypedTable, let stored = layouts[table.name] else { continue }
-            fetches.append(Fetch(typed, ids: wanted, stored: stored, schema: target.schema))
+            fetches.append(try Fetch(typed, ids: wanted, stored: stored, schema: target.schema, condition: selection.conditions[table.name]))
         }
         return try fetch(fetches, session, commit: false)
     }
@@ -589,19 +607,29 @@ struct PullTransaction {
 }
 
 /// One table's changed rows to read in a pull: the statement, and how to decode its rows.
+/// With a condition it reads only the rows that match it now: a changed ID it does not
+/// return (removed, or moved out of the selection) becomes a removal.
 private struct Fetch {
     let sql: String
     let parameters: [PostgresParameter]
     let decode: (PostgresRows) throws -> any PulledTable
 
-    init<T: TypedTable>(_ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, schema: String) {
+    init<T: TypedTable>(
+        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, schema: String, condition: PostgresCondition? = nil
+    ) throws(PostgresStoreError) {
         let layout = stored.readLayout
         var binds: [PostgresParameter] = []
         let idValues = ids.map { text in
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
         }
         let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
-        sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))"
+        var filter = ""
+        if let condition {
+            let kind = condition.field == "id" ? stored.idKind : stored.columns.first(where: { $0.name == condition.field })?.kind
+            guard let kind else { throw .invalidSelection("'\(stored.name).\(condition.field)' is not a stored column") }
+            filter = " AND " + condition.sql(kind: kind, binds: &binds)
+        }
+        sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))\(filter)"
         parameters = binds
         decode = { rows in try Self.decode(table, rows: rows, ids: ids, idValues: idValues, stored: stored, layout: layout) }
     }

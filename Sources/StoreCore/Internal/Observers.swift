@@ -14,6 +14,13 @@ struct PublishHook<State: Sendable>: Sendable {
     @usableFromInline let handler: @Sendable (Changes<State>) -> Void
 }
 
+/// A check run on every commit after the middleware, before publication (see `addCommitCheck`).
+@usableFromInline
+struct CommitCheck<State: Sendable>: Sendable {
+    @usableFromInline let id: UInt64
+    @usableFromInline let handler: @Sendable (_ previous: State, _ next: State, _ context: CommitContext) throws -> Void
+}
+
 /// A registered event observer; `handler` filters the event types it wants.
 @usableFromInline
 struct EventObserver: Sendable {
