@@ -1,5 +1,6 @@
 @testable import EntityStoreCommands
 import EntityStore
+import EntityStoreSQLite
 import Foundation
 import Testing
 

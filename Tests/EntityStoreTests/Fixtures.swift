@@ -2,6 +2,10 @@ import StoreCore
 import Testing
 @testable import EntityStore
 
+// The library fixture of this target: integer book ids with an isbn (a unique index).
+// EntityStoreTestingTests (no isbn) and EntityStoreSQLiteTests (string book ids) declare
+// their own: the shapes differ, and EntityStoreTestSupport, which depends on no module of
+// the package, cannot declare entities.
 struct Author: Entity {
     var id: Int
     var name: String

@@ -109,8 +109,8 @@ struct QueryRequest {
                 // The ids first, by themselves: SQLite then finds them through the column's
                 // index where it has one, instead of scanning the table in id order.
                 selected.clauses.append(clause)
-                selected.clauses = ["\"id\" IN (SELECT \"id\" FROM \(quoteIdentifier(table))\(selected.whereClause))"]
                 selected.arguments += arguments
+                selected = selected.selectingIDsFirst(of: table)
             }
         }
         if explain {
@@ -151,7 +151,7 @@ struct QueryRequest {
         _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
         // Ids in the store's order: text as Swift orders it.
         let collation = try reportingFailures { try reader.collation(of: "id", in: table, filter) }
-        let order = "\"id\"\(collation)\(descending ? " DESC" : "")"
+        let order = SnapshotTableReader.idOrder(collation: collation, descending: descending)
         if explain {
             var standardError = StandardError()
             let clauses = filter.clauses.isEmpty ? "every row" : filter.clauses.joined(separator: " AND ")

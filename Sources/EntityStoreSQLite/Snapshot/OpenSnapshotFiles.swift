@@ -23,9 +23,8 @@ enum OpenSnapshotFiles {
     /// The key of `path`, or nil if its directory does not exist.
     static func key(for path: String) -> Key? {
         let url = URL(fileURLWithPath: path)
-        var info = stat()
-        guard stat(url.deletingLastPathComponent().path, &info) == 0 else { return nil }
-        return Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), name: url.lastPathComponent)
+        guard let info = try? FileInfo.following(url.deletingLastPathComponent().path) else { return nil }
+        return Key(device: info.device, inode: info.inode, name: url.lastPathComponent)
     }
 
     /// Records that a snapshot file keeps `path`; returns the key to release.

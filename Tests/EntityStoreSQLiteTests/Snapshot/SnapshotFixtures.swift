@@ -30,6 +30,10 @@ struct Sample: Entity {
     var small: Int8
 }
 
+// The library fixture of this target: books with string ids, so a snapshot holds both id
+// kinds. EntityStoreTests and EntityStoreTestingTests declare their own library (integer
+// ids, other fields): the shapes differ, and EntityStoreTestSupport, which depends on no
+// module of the package, cannot declare entities.
 struct Author: Entity {
     var id: Int
     var name: String

@@ -3,6 +3,10 @@ import EntityStoreTesting
 import Foundation
 import Testing
 
+// The library fixture of this target: integer book ids and an optional editor, no isbn.
+// EntityStoreTests (with an isbn) and EntityStoreSQLiteTests (string book ids) declare
+// their own: the shapes differ, and EntityStoreTestSupport, which depends on no module of
+// the package, cannot declare entities.
 struct Author: Entity {
     var id: Int
     var name: String

@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// What `lstat` (the path itself) or `stat` (through symbolic links) says about a path.
-struct FileInfo {
+package struct FileInfo {
     /// The file types the tool tells apart.
-    enum Kind: String {
+    package enum Kind: String {
         case regular = "a regular file"
         case directory = "a directory"
         case symbolicLink = "a symbolic link"
@@ -18,17 +18,17 @@ struct FileInfo {
         case device = "a device"
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// The permission bits (`st_mode & 0o777`).
-    let permissions: mode_t
+    package let permissions: mode_t
     /// The size in bytes.
-    let size: Int64
+    package let size: Int64
     /// The last modification, in seconds since 1970.
-    let modified: Double
-    let device: UInt64
-    let inode: UInt64
+    package let modified: Double
+    package let device: UInt64
+    package let inode: UInt64
 
-    init(_ status: stat) {
+    package init(_ status: stat) {
         kind = switch status.st_mode & S_IFMT {
         case S_IFDIR: .directory
         case S_IFLNK: .symbolicLink
@@ -52,7 +52,7 @@ struct FileInfo {
     /// The path itself, a symbolic link not followed; nil when nothing is there.
     /// - Throws: ``SystemError`` for anything but a missing entry (`ELOOP` in a parent,
     ///   `EACCES`, `ENOTDIR` ...).
-    static func at(_ path: String) throws(SystemError) -> FileInfo? {
+    package static func at(_ path: String) throws(SystemError) -> FileInfo? {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             let error = SystemError()
@@ -65,7 +65,7 @@ struct FileInfo {
     /// What the path leads to, through symbolic links; nil when nothing is there (a
     /// dangling link included).
     /// - Throws: ``SystemError``: `ELOOP` for a symbolic-link loop, `EACCES` ...
-    static func following(_ path: String) throws(SystemError) -> FileInfo? {
+    package static func following(_ path: String) throws(SystemError) -> FileInfo? {
         var status = stat()
         guard stat(path, &status) == 0 else {
             let error = SystemError()
@@ -77,7 +77,7 @@ struct FileInfo {
 
     /// The entry `name` of the open directory `directory`, a symbolic link not followed;
     /// nil when nothing is there.
-    static func at(_ name: String, in directory: borrowing FileDescriptor) throws(SystemError) -> FileInfo? {
+    package static func at(_ name: String, in directory: borrowing FileDescriptor) throws(SystemError) -> FileInfo? {
         var status = stat()
         guard fstatat(directory.raw, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
             let error = SystemError()
@@ -88,14 +88,14 @@ struct FileInfo {
     }
 
     /// The open file `descriptor`.
-    static func of(descriptor: Int32) throws(SystemError) -> FileInfo {
+    package static func of(descriptor: Int32) throws(SystemError) -> FileInfo {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw SystemError() }
         return FileInfo(status)
     }
 
     /// Whether `other` is the same file (device and inode).
-    func isSameFile(as other: FileInfo) -> Bool {
+    package func isSameFile(as other: FileInfo) -> Bool {
         device == other.device && inode == other.inode
     }
 }

@@ -84,9 +84,8 @@ struct FileIdentity: Equatable {
     let inode: UInt64
 
     init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        guard let info = try? FileInfo.following(path) else { return nil }
+        device = info.device
+        inode = info.inode
     }
 }

@@ -1,3 +1,5 @@
+import EntityStoreSQLite
+
 /// An output path split into the directory that holds it and its name: writers put their
 /// temporaries into that directory (so the final rename stays on one file system) under
 /// names made from that name.

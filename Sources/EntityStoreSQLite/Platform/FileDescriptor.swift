@@ -9,8 +9,8 @@ import Darwin
 
 /// An open file or directory, closed when the value goes away. Closing releases the
 /// `flock` taken through it.
-struct FileDescriptor: ~Copyable {
-    let raw: Int32
+package struct FileDescriptor: ~Copyable {
+    package let raw: Int32
 
     private init(raw: Int32) { self.raw = raw }
 
@@ -19,7 +19,7 @@ struct FileDescriptor: ~Copyable {
     /// Opens `path` to read it. `O_NONBLOCK` keeps a FIFO from blocking the open (it
     /// has no effect on regular files); `O_NOFOLLOW` (unless `followingLinks`) refuses
     /// a final symbolic link with `ELOOP`.
-    static func reading(_ path: String, followingLinks: Bool = true) throws(SystemError) -> FileDescriptor {
+    package static func reading(_ path: String, followingLinks: Bool = true) throws(SystemError) -> FileDescriptor {
         let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
         let raw = open(path, flags)
         guard raw >= 0 else { throw SystemError() }
@@ -28,7 +28,7 @@ struct FileDescriptor: ~Copyable {
 
     /// Opens the entry `name` of the open directory `directory` to read it, a final
     /// symbolic link refused, a FIFO not waited for.
-    static func reading(_ name: String, in directory: borrowing FileDescriptor) throws(SystemError) -> FileDescriptor {
+    package static func reading(_ name: String, in directory: borrowing FileDescriptor) throws(SystemError) -> FileDescriptor {
         let raw = openat(directory.raw, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard raw >= 0 else { throw SystemError() }
         return FileDescriptor(raw: raw)
@@ -37,7 +37,7 @@ struct FileDescriptor: ~Copyable {
     /// Creates `path`, which must not exist yet, for writing: with `permissions` if
     /// given (set before any byte is written), else 0o666 less the umask, like any new
     /// file.
-    static func creating(_ path: String, permissions: mode_t?) throws(SystemError) -> FileDescriptor {
+    package static func creating(_ path: String, permissions: mode_t?) throws(SystemError) -> FileDescriptor {
         let raw = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(0o666))
         guard raw >= 0 else { throw SystemError() }
         let file = FileDescriptor(raw: raw)
@@ -45,17 +45,17 @@ struct FileDescriptor: ~Copyable {
         return file
     }
 
-    func info() throws(SystemError) -> FileInfo {
+    package func info() throws(SystemError) -> FileInfo {
         try FileInfo.of(descriptor: raw)
     }
 
-    func setPermissions(_ permissions: mode_t) throws(SystemError) {
+    package func setPermissions(_ permissions: mode_t) throws(SystemError) {
         guard fchmod(raw, permissions) == 0 else { throw SystemError() }
     }
 
     /// Takes an exclusive `flock` without waiting; false when another open file holds one.
     /// The kernel drops it when the holder closes the file or dies, even by `SIGKILL`.
-    func tryLock() throws(SystemError) -> Bool {
+    package func tryLock() throws(SystemError) -> Bool {
         if flock(raw, LOCK_EX | LOCK_NB) == 0 { return true }
         let error = SystemError()
         if error.code == EWOULDBLOCK { return false }
@@ -63,7 +63,7 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// Takes an exclusive `flock`, waiting for a holder to let go.
-    func lock() throws(SystemError) {
+    package func lock() throws(SystemError) {
         while flock(raw, LOCK_EX) != 0 {
             guard errno == EINTR else { throw SystemError() }
         }
@@ -71,7 +71,7 @@ struct FileDescriptor: ~Copyable {
 
     /// Whether another process holds a POSIX record lock on the file (SQLite locks the
     /// database it writes this way).
-    func hasRecordLocks() -> Bool {
+    package func hasRecordLocks() -> Bool {
         #if canImport(Glibc)
         var lock = Glibc.flock()
         #elseif canImport(Musl)
@@ -89,7 +89,7 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// Writes all of `bytes`, retrying short writes and interruptions.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
             let written = Foundation.write(raw, bytes.baseAddress! + offset, bytes.count - offset)
@@ -101,7 +101,7 @@ struct FileDescriptor: ~Copyable {
         }
     }
 
-    func write(_ bytes: [UInt8]) throws(SystemError) {
+    package func write(_ bytes: [UInt8]) throws(SystemError) {
         // `withUnsafeBytes` rethrows untyped: the typed error is carried out by hand.
         let failure = bytes.withUnsafeBytes { buffer -> SystemError? in
             do throws(SystemError) { try write(buffer) } catch { return error }
@@ -110,7 +110,7 @@ struct FileDescriptor: ~Copyable {
         if let failure { throw failure }
     }
 
-    func write(_ data: Data) throws(SystemError) {
+    package func write(_ data: Data) throws(SystemError) {
         let failure = data.withUnsafeBytes { buffer -> SystemError? in
             do throws(SystemError) { try write(buffer) } catch { return error }
             return nil
@@ -119,7 +119,7 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// Reads from the start to the end of the file, or its first `maximum` bytes.
-    func readAll(maximum: Int = .max) throws(SystemError) -> Data {
+    package func readAll(maximum: Int = .max) throws(SystemError) -> Data {
         var data = Data()
         let size = lseek(raw, 0, SEEK_END)
         guard lseek(raw, 0, SEEK_SET) == 0 else { throw SystemError() }
@@ -139,7 +139,7 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// Flushes the file (or a directory's entries) to stable storage.
-    func sync() throws(SystemError) {
+    package func sync() throws(SystemError) {
         guard fsync(raw) == 0 else { throw SystemError() }
     }
 }

@@ -1,8 +1,8 @@
 import EntityStore
-import EntityStoreSQLite
 
-/// Says `--where` conditions in SQL on a snapshot's columns, where SQL gives exactly the
-/// answer ``FieldCondition/matches(_:)`` gives in memory.
+/// Says conditions on a snapshot table's fields in SQL, where SQL gives exactly the answer
+/// the in-memory query gives: the SQL a one-shot query (`entity-store query`) runs through
+/// ``SnapshotTableReader`` instead of restoring the store.
 ///
 /// That holds on the scalar columns: a column of kind `integer` or `double` holds numbers
 /// (SQLite compares an INTEGER with a REAL by exact value, as the in-memory test does), a
@@ -11,13 +11,38 @@ import EntityStoreSQLite
 /// operand of another kind than the column's never equals or orders against its values
 /// (`!=` then holds for every non-null value). A `json` column holds JSON text, which SQL
 /// cannot compare by value: its conditions stay in memory.
-struct SQLPushdown {
-    /// The kind of each column, the id's included.
-    let kinds: [String: ColumnKind]
-    /// What NULL means in each column.
-    let nulls: [String: NullMeaning]
+package struct SQLPushdown {
+    /// One condition on a field: its value compared with operands, as the in-memory query
+    /// compares them (numbers by value, strings by their Unicode scalars, `null` and a
+    /// missing field matching only `isNull`).
+    package struct Condition: Sendable, Equatable {
+        package enum Operator: Sendable, Equatable {
+            case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+            /// Equal to one of the operands.
+            case oneOf
+            case isNull, isNotNull
+        }
 
-    init(_ table: SnapshotMetadata.TableMetadata) {
+        package let field: String
+        package let op: Operator
+        /// The values compared with: one, several for `oneOf`, none for the null checks.
+        package let operands: [JSONValue]
+
+        package init(field: String, op: Operator, operands: [JSONValue]) {
+            self.field = field
+            self.op = op
+            self.operands = operands
+        }
+    }
+
+    /// The kind of each column, the id's included.
+    package let kinds: [String: ColumnKind]
+    /// What NULL means in each column.
+    package let nulls: [String: NullMeaning]
+
+    /// The pushdown for the columns of `table`.
+    /// - Complexity: O(columns).
+    package init(_ table: SnapshotMetadata.TableMetadata) {
         var kinds: [String: ColumnKind] = ["id": table.idKind]
         var nulls: [String: NullMeaning] = ["id": .absent]
         for column in table.columns {
@@ -29,7 +54,8 @@ struct SQLPushdown {
     }
 
     /// The filter for the conditions SQL can answer exactly, and whether that is all of them.
-    func filter(_ conditions: [FieldCondition]) -> (filter: SnapshotTableReader.Filter, isExact: Bool) {
+    /// - Complexity: O(conditions + operands).
+    package func filter(_ conditions: [Condition]) -> (filter: SnapshotTableReader.Filter, isExact: Bool) {
         var filter = SnapshotTableReader.Filter()
         var isExact = true
         for condition in conditions {
@@ -44,7 +70,7 @@ struct SQLPushdown {
     }
 
     /// The clause and arguments for `condition`, or nil when SQL cannot say it exactly.
-    func clause(_ condition: FieldCondition) -> (String, [SQLiteValue])? {
+    package func clause(_ condition: Condition) -> (String, [SQLiteValue])? {
         // A JSON column spells null as the text `null`: only scalar columns read NULL as null.
         guard let kind = kinds[condition.field], [.integer, .double, .number, .string, .bool, .null].contains(kind) else { return nil }
         let column = quoteIdentifier(condition.field)
@@ -101,10 +127,12 @@ struct SQLPushdown {
     /// canonically equivalent strings equal (by their bytes, SQLite would order
     /// `"e\u{301}"` before `"f"` and `"é"` after it, and leave out ties): byte by byte
     /// when the selected values are all ASCII, else with the collation
-    /// ``SQLiteConnection/swiftStringOrder`` (see ``SnapshotTableReader/collation(of:in:_:)``).
+    /// `SQLiteConnection/swiftStringOrder` (see ``SnapshotTableReader/collation(of:in:_:)``).
     /// The same query then runs in memory on these rows alone, which gives its ties their
     /// order.
-    func candidates(
+    /// - Complexity: that of ``SnapshotTableReader/collation(of:in:_:)`` and
+    ///   ``SnapshotTableReader/value(of:in:_:collation:descending:at:)``.
+    package func candidates(
         sortedBy field: String, descending: Bool, first count: Int, of table: String, _ filter: SnapshotTableReader.Filter,
         reader: SnapshotTableReader
     ) throws -> (String, [SQLiteValue])? {
@@ -123,7 +151,8 @@ struct SQLPushdown {
     /// exactly the in-memory answer: the grouping column and each aggregated column must
     /// be scalar, sums and averages only of integer columns (SQLite adds doubles in its
     /// own order, and an integer overflow is an error there).
-    func groups(
+    /// - Complexity: one pass inside SQLite over the rows `filter` selects.
+    package func groups(
         of table: String, _ filter: SnapshotTableReader.Filter, by field: String?, _ aggregates: [FieldAggregate],
         reader: SnapshotTableReader
     ) throws -> [[String: JSONValue]]? {

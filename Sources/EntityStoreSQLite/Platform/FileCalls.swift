@@ -6,17 +6,18 @@ import Musl
 import Darwin
 #endif
 
-/// The path-level file-system calls of the tool's outputs, as thin wrappers that throw
-/// ``SystemError``. With ``FileDescriptor`` and ``FileInfo``, every file-system C call of
-/// this module goes through here.
-enum FileCalls {
+/// The path-level file-system calls of the package, as thin wrappers that throw
+/// ``SystemError``: the one file layer under the snapshot's ``FileSystem`` and the CLI's
+/// outputs. With ``FileDescriptor`` and ``FileInfo``, every file-system C call of this
+/// module and of EntityStoreCommands goes through here. `package` access: no API.
+package enum FileCalls {
     /// Creates the directory `path`: 0o777 less the umask, like any new directory.
-    static func makeDirectory(_ path: String) throws(SystemError) {
+    package static func makeDirectory(_ path: String) throws(SystemError) {
         guard mkdir(path, 0o777) == 0 else { throw SystemError() }
     }
 
     /// Renames `source` to `target`, replacing a file at `target`.
-    static func rename(_ source: String, to target: String) throws(SystemError) {
+    package static func rename(_ source: String, to target: String) throws(SystemError) {
         guard renameat(AT_FDCWD, source, AT_FDCWD, target) == 0 else { throw SystemError() }
     }
 
@@ -25,7 +26,7 @@ enum FileCalls {
     /// link then an unlink (the link is the atomic step); for a directory, a check then
     /// a rename, which leaves a short race that only an empty directory created in that
     /// moment could lose.
-    static func renameNoReplace(_ source: String, to target: String, isDirectory: Bool) throws(SystemError) {
+    package static func renameNoReplace(_ source: String, to target: String, isDirectory: Bool) throws(SystemError) {
         switch renameat2(source, target, flags: 1 /* RENAME_NOREPLACE */) {
         case 0?: return
         case let code? where !isUnsupported(code): throw SystemError(code)
@@ -42,7 +43,7 @@ enum FileCalls {
 
     /// Swaps `first` and `second` atomically (`renameat2(RENAME_EXCHANGE)`); false when
     /// the system or the file system cannot.
-    static func exchange(_ first: String, _ second: String) throws(SystemError) -> Bool {
+    package static func exchange(_ first: String, _ second: String) throws(SystemError) -> Bool {
         switch renameat2(first, second, flags: 2 /* RENAME_EXCHANGE */) {
         case 0?: return true
         case let code? where !isUnsupported(code): throw SystemError(code)
@@ -50,28 +51,28 @@ enum FileCalls {
         }
     }
 
-    static func removeFile(_ path: String) throws(SystemError) {
+    package static func removeFile(_ path: String) throws(SystemError) {
         guard unlink(path) == 0 else { throw SystemError() }
     }
 
     /// Removes the entry `name` of the open directory `directory` (not a directory itself).
-    static func removeFile(named name: String, in directory: borrowing FileDescriptor) throws(SystemError) {
+    package static func removeFile(named name: String, in directory: borrowing FileDescriptor) throws(SystemError) {
         guard unlinkat(directory.raw, name, 0) == 0 else { throw SystemError() }
     }
 
     /// Removes the empty directory `path`.
-    static func removeDirectory(_ path: String) throws(SystemError) {
+    package static func removeDirectory(_ path: String) throws(SystemError) {
         guard rmdir(path) == 0 else { throw SystemError() }
     }
 
     /// The names in the directory `path`, without "." and "..". A name that is not
     /// valid UTF-8 comes back as nil: it cannot be named back to the system exactly.
-    static func entries(of path: String) throws(SystemError) -> [String?] {
+    package static func entries(of path: String) throws(SystemError) -> [String?] {
         try entries(of: try FileDescriptor.reading(path))
     }
 
     /// The names in the open directory `directory` (see ``entries(of:)-(String)``).
-    static func entries(of directory: borrowing FileDescriptor) throws(SystemError) -> [String?] {
+    package static func entries(of directory: borrowing FileDescriptor) throws(SystemError) -> [String?] {
         // The stream owns the descriptor it is given: give it a copy.
         let copy = dup(directory.raw)
         guard copy >= 0 else { throw SystemError() }
@@ -100,7 +101,7 @@ enum FileCalls {
     }
 
     /// Flushes the directory `path`'s entries (a rename in it) to stable storage.
-    static func syncDirectory(_ path: String) throws(SystemError) {
+    package static func syncDirectory(_ path: String) throws(SystemError) {
         let directory = try FileDescriptor.reading(path)
         try directory.sync()
     }

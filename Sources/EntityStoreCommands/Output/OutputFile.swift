@@ -1,3 +1,4 @@
+import EntityStoreSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -7,18 +7,18 @@ import Darwin
 #endif
 
 /// A failed system call's `errno`, described the way a message line needs it.
-struct SystemError: Error, CustomStringConvertible {
+package struct SystemError: Error, CustomStringConvertible {
     /// The `errno` value, for example `ELOOP`.
-    let code: Int32
+    package let code: Int32
 
     /// The current `errno`.
-    init() { code = errno }
+    package init() { code = errno }
 
-    init(_ code: Int32) { self.code = code }
+    package init(_ code: Int32) { self.code = code }
 
     /// `strerror`'s sentence starting in lower case, to follow "'PATH': " in a line
     /// ("too many levels of symbolic links").
-    var description: String {
+    package var description: String {
         let text = String(cString: strerror(code))
         guard let first = text.first else { return "error \(code)" }
         // Keep acronyms ("I/O error") as they are; lower only a capitalized word.

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreSQLite
 import Foundation
 
 /// An ndjson or CSV export: a directory of `<table>.ndjson` or `<table>.csv` files and a

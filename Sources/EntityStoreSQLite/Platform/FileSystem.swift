@@ -6,43 +6,39 @@ import Darwin
 #endif
 
 /// The durable-file operations a snapshot needs: fsync of files and directories, atomic
-/// rename, temporary names beside the target.
+/// rename, temporary names beside the target, each failure a ``SnapshotError``.
+///
+/// The system calls themselves are the package's one file layer (``FileCalls``,
+/// ``FileDescriptor``, ``FileInfo``); what this adds is the snapshot's view: the armed
+/// fault-injection plan is asked before every sync, rename and removal (as SQLite's own
+/// file operations ask it through the fault VFS), and errors name the snapshot's path.
 enum FileSystem {
+    /// Whether something is at `path`, through symbolic links (a dangling link is nothing).
     static func exists(_ path: String) -> Bool {
-        FileManager.default.fileExists(atPath: path)
+        (try? FileInfo.following(path)) != nil
     }
 
     /// What the existing path is when it is not a regular file ("a directory", "a FIFO",
     /// ...), or nil for a regular file or a missing path. SQLite would block forever
     /// opening a FIFO, so readers refuse anything but a regular file up front.
     static func nonRegularKind(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a regular file"
-        }
+        guard let info = try? FileInfo.following(path) else { return nil }
+        // Through links, so never `symbolicLink`.
+        return info.kind == .regular ? nil : info.kind.rawValue
     }
 
     /// Whether the file at `path` starts with the 16-byte header of every SQLite database
     /// ("SQLite format 3" and a NUL): telling a damaged database from some other file.
     static func hasSQLiteHeader(_ path: String) -> Bool {
         // Non-blocking: the path may name a FIFO, whose open and read would wait forever.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 16)
-        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 16) }
-        return count == 16 && header == Array("SQLite format 3\u{0}".utf8)
+        guard let descriptor = try? FileDescriptor.reading(path) else { return false }
+        return (try? descriptor.readAll(maximum: 16)) == Data("SQLite format 3\u{0}".utf8)
     }
 
+    /// Whether `path` leads to a directory, through symbolic links.
     static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        guard let info = try? FileInfo.following(path) else { return false }
+        return info.kind == .directory
     }
 
     static func directory(of path: String) -> String {
@@ -54,9 +50,8 @@ enum FileSystem {
     /// (`FileManager`'s attributes also look up the owner's user and group names, which
     /// cost more than a small restore's table).
     static func size(of path: String) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int(info.st_size)
+        guard let info = try? FileInfo.following(path) else { return 0 }
+        return Int(info.size)
     }
 
     /// A fresh name for a temporary file next to `path` (same directory, so the final
@@ -72,10 +67,17 @@ enum FileSystem {
             throw .io(path: path, message: "fsync failed: \(errorText(failure))")
         }
         if FaultInjection.simulatesSyncs(of: watchedPath) { return }
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw .io(path: path, message: "cannot open for fsync: \(errorText())") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .io(path: path, message: "fsync failed: \(errorText())") }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.reading(path)
+        } catch {
+            throw .io(path: path, message: "cannot open for fsync: \(errorText(error.code))")
+        }
+        do {
+            try descriptor.sync()
+        } catch {
+            throw .io(path: path, message: "fsync failed: \(errorText(error.code))")
+        }
     }
 
     /// Atomically replaces `target` with `source`.
@@ -83,8 +85,10 @@ enum FileSystem {
         if let failure = FaultInjection.checkRename(source, over: target) {
             throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText(failure))")
         }
-        guard Foundation.rename(source, target) == 0 else {
-            throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText())")
+        do {
+            try FileCalls.rename(source, to: target)
+        } catch {
+            throw .io(path: target, message: "cannot move the new snapshot into place: \(errorText(error.code))")
         }
     }
 
@@ -92,9 +96,8 @@ enum FileSystem {
     /// write versions (bytes 18 and 19: 1 for a rollback journal, 2 for WAL). False when
     /// the file cannot be read or is no SQLite file.
     static func isInWALMode(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 20), header.count == 20,
+        guard let descriptor = try? FileDescriptor.reading(path), let header = try? descriptor.readAll(maximum: 20),
+              header.count == 20,
               header.prefix(16) == Data("SQLite format 3\u{0}".utf8)
         else { return false }
         return header[18] == 2 || header[19] == 2
@@ -114,10 +117,12 @@ enum FileSystem {
     /// Unlinks one file, if present; failures are ignored (callers remove what they may).
     static func remove(file path: String) {
         guard FaultInjection.check(path, .delete) == nil else { return }
-        unlink(path)
+        try? FileCalls.removeFile(path)
     }
 
-    private static func errorText(_ code: Int32 = errno) -> String {
+    /// `strerror`'s sentence as it is ("No such file or directory"), as snapshot errors
+    /// have always said it.
+    private static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 }

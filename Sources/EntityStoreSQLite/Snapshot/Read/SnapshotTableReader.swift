@@ -19,6 +19,24 @@ package struct SnapshotTableReader {
         package init() {}
 
         package var whereClause: String { clauses.isEmpty ? "" : " WHERE " + clauses.map { "(\($0))" }.joined(separator: " AND ") }
+
+        /// The same rows, selected by their ids first, by themselves: SQLite then finds
+        /// them through the index of a filtered column where it has one, instead of
+        /// scanning `table` in id order.
+        /// - Complexity: O(clauses).
+        package func selectingIDsFirst(of table: String) -> Filter {
+            var filter = Filter()
+            filter.clauses = ["\"id\" IN (SELECT \"id\" FROM \(quoteIdentifier(table))\(whereClause))"]
+            filter.arguments = arguments
+            return filter
+        }
+    }
+
+    /// The SQL order of ids as the store orders them, with `collation` (see
+    /// ``collation(of:in:_:)``), largest first when `descending`: an `orderBy` for
+    /// ``forEachRecord(_:_:orderBy:_:)``.
+    package static func idOrder(collation: String, descending: Bool) -> String {
+        "\"id\"\(collation)\(descending ? " DESC" : "")"
     }
 
     package let path: String
