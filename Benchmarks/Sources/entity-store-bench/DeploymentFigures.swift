@@ -12,7 +12,8 @@ import Glibc
 /// - `--only fanout`: 32 replica processes and 2 writer processes, all through pgbouncer
 ///   (transaction pooling) to a primary with one hot standby; replicas read from the
 ///   standby and wake through a direct `LISTEN` on the primary (`listen`) or by polling
-///   through the pooler (`poll`). From each commit to every replica's live query, and the
+///   through the pooler (`poll`); `listen-primary` (on request) reads from the primary
+///   instead, for comparison. From each commit to every replica's live query, and the
 ///   writers' pushes per second, and the server connections held.
 /// - `--only standby-load`: the primary's work under the same paced push load with 8
 ///   replicas reading from a standby, against the 8 reading from the primary.
@@ -170,9 +171,10 @@ struct DeploymentFigures {
 
     // MARK: Fan-out
 
-    /// `deploy_fanout_*`: 32 replica processes, 2 writers, through pgbouncer; each of
-    /// `wakeups` (`listen`, `poll`) in a round of its own.
-    func fanOut(replicas: Int, writers: Int, wakeups: [String]) throws -> SizeReport {
+    /// `deploy_fanout_*`: 32 replica processes, 2 writers (pushing `rate` times a second
+    /// each; 0: as fast as they can), through pgbouncer; each of `wakeups` (`listen`,
+    /// `poll`, `listen-primary`) in a round of its own.
+    func fanOut(replicas: Int, writers: Int, rate: Double, wakeups: [String]) throws -> SizeReport {
         var report = SizeReport(size: rows)
         report.notes.append("load average before: \(loadAverage())")
         let deployment = try deploy(poolers: true)
@@ -180,30 +182,34 @@ struct DeploymentFigures {
         guard let primaryPooler = deployment.primaryPooler, let standbyPooler = deployment.standbyPooler else { throw BenchFailure("no pooler") }
         let pooled = "?pool_mode=transaction"
         for wakeup in wakeups {
+            // `listen-primary`: for comparison, replicas read from the primary (through its
+            // pooler) rather than the standby.
             var replicaEnvironment: [FanOutChild.Key: String] = [
-                .target: primaryPooler + pooled, .read: standbyPooler + pooled, .wakeup: wakeup,
+                .target: primaryPooler + pooled, .wakeup: wakeup == "poll" ? "poll" : "listen",
             ]
-            if wakeup == "listen" { replicaEnvironment[.listen] = deployment.primary }
+            if wakeup != "listen-primary" { replicaEnvironment[.read] = standbyPooler + pooled }
+            if wakeup != "poll" { replicaEnvironment[.listen] = deployment.primary }
             let setup = Setup(
-                name: "fanout (\(wakeup))", replicas: replicas, writers: writers, rate: 0,
+                name: "fanout (\(wakeup))", replicas: replicas, writers: writers, rate: rate,
                 replicaEnvironment: replicaEnvironment, writerEnvironment: [.target: primaryPooler + pooled])
             var connections = ConnectionCounts()
             let measured = try round(setup, sample: {
                 connections.sample(deployment: deployment)
             })
             let delays = measured.delaysMs
-            let rate = Double(measured.pushes) / measured.windowSeconds
+            let pushesPerSecond = Double(measured.pushes) / measured.windowSeconds
             let expected = measured.pushes * replicas
             let p50 = quantile(delays, 0.5), p99 = quantile(delays, 0.99)
             func figure(_ name: String, _ value: Double, _ unit: String) -> Figure {
                 Figure(name: name, value: value, unit: unit, baseline: .nan, ratio: .nan, ratioMeaning: "-", direction: .lowerIsBetter,
-                       baselineMeaning: "none: \(replicas) replica processes, \(writers) writers, pgbouncer, standby reads, \(wakeup)")
+                       baselineMeaning: "none: \(replicas) replica processes, \(writers) writers, pgbouncer, \(wakeup == "listen-primary" ? "primary" : "standby") reads, \(wakeup)")
             }
             report.add(figure("deploy_fanout_\(replicas)_\(wakeup)_p50_ms", p50, "ms (p50)"))
             report.add(figure("deploy_fanout_\(replicas)_\(wakeup)_p99_ms", p99, "ms (p99)"))
             report.add(Figure(
-                name: "deploy_fanout_\(replicas)_\(wakeup)_pushes_per_s", value: rate, unit: "pushes/s", baseline: .nan, ratio: .nan,
-                ratioMeaning: "-", direction: .higherIsBetter, baselineMeaning: "none: \(writers) writer processes as fast as they can"))
+                name: "deploy_fanout_\(replicas)_\(wakeup)_pushes_per_s", value: pushesPerSecond, unit: "pushes/s", baseline: .nan, ratio: .nan,
+                ratioMeaning: "-", direction: .higherIsBetter,
+                baselineMeaning: "none: \(writers) writer processes, " + (rate > 0 ? "each paced at \(String(rate, decimals: 0))/s" : "as fast as they can")))
             report.notes.append(
                 "deploy_fanout (\(wakeup)): \(grouped(delays.count)) deliveries of \(grouped(expected)) (\(grouped(measured.pushes)) pushes × \(replicas) replicas; "
                     + "a row changed again before a replica pulled shows only its newest commit); max \(String(delays.max() ?? .nan, decimals: 1)) ms, "

@@ -37,11 +37,11 @@ struct EntityStoreBench: ParsableCommand {
     @Option(help: "With --only fanout: replica processes (default 32); with --only standby-load: replicas (default 8).")
     var replicas: Int?
 
-    @Option(help: "With --only fanout: how replicas wake, 'listen', 'poll' or 'listen,poll' (default).")
+    @Option(help: "With --only fanout: how replicas wake, comma-separated: 'listen', 'poll' (default: both); 'listen-primary' reads from the primary.")
     var wakeup: String = "listen,poll"
 
-    @Option(help: "With --only standby-load: pushes per second of each of the two writers (default 50).")
-    var pushRate: Double = 50
+    @Option(help: "With --only fanout or standby-load: pushes per second of each of the two writers (default: as fast as each can for fanout, 25 for standby-load).")
+    var pushRate: Double?
 
     @Option(help: ArgumentHelp("Run as a process of the deployment figures (replica or writer); internal.", visibility: .private))
     var fanoutChild: String?
@@ -54,9 +54,9 @@ struct EntityStoreBench: ParsableCommand {
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let replicas, replicas < 1 { throw ValidationError("--replicas must be at least 1") }
         if !(window > 0) { throw ValidationError("--window must be positive") }
-        if !(pushRate > 0) { throw ValidationError("--push-rate must be positive") }
-        for mode in wakeup.split(separator: ",") where mode != "listen" && mode != "poll" {
-            throw ValidationError("--wakeup takes listen, poll or listen,poll")
+        if let pushRate, !(pushRate > 0) { throw ValidationError("--push-rate must be positive") }
+        for mode in wakeup.split(separator: ",") where !["listen", "poll", "listen-primary"].contains(mode) {
+            throw ValidationError("--wakeup takes listen, poll, listen-primary, comma-separated")
         }
     }
 
@@ -69,8 +69,8 @@ struct EntityStoreBench: ParsableCommand {
             // Throwaway servers of their own; the store has --size rows (default 100).
             let deployment = DeploymentFigures(rows: size ?? 100, seconds: window, rounds: repetitions ?? 1)
             let report = only == "fanout"
-                ? try deployment.fanOut(replicas: replicas ?? 32, writers: 2, wakeups: wakeup.split(separator: ",").map(String.init))
-                : try deployment.standbyLoad(replicas: replicas ?? 8, writers: 2, rate: pushRate)
+                ? try deployment.fanOut(replicas: replicas ?? 32, writers: 2, rate: pushRate ?? 0, wakeups: wakeup.split(separator: ",").map(String.init))
+                : try deployment.standbyLoad(replicas: replicas ?? 8, writers: 2, rate: pushRate ?? 25)
             print(json ? report.json() : report.table() + "\n")
             if let jsonOutput { try (report.json() + "\n").write(toFile: jsonOutput, atomically: true, encoding: .utf8) }
             return
