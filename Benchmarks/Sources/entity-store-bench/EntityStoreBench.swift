@@ -53,8 +53,8 @@ struct EntityStoreBench: ParsableCommand {
         if let size, size < 1 { throw ValidationError("--size must be at least 1") }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let replicas, replicas < 1 { throw ValidationError("--replicas must be at least 1") }
-        if !(window > 0) { throw ValidationError("--window must be positive") }
-        if let pushRate, !(pushRate > 0) { throw ValidationError("--push-rate must be positive") }
+        if !(window > 0 && window <= 86_400) { throw ValidationError("--window must be between 0 and 86,400 seconds") }
+        if let pushRate, !(pushRate > 0 && pushRate <= 1_000_000) { throw ValidationError("--push-rate must be positive (at most 1,000,000)") }
         for mode in wakeup.split(separator: ",") where !["listen", "poll", "listen-primary"].contains(mode) {
             throw ValidationError("--wakeup takes listen, poll, listen-primary, comma-separated")
         }

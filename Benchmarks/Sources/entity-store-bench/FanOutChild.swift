@@ -121,7 +121,8 @@ enum FanOutChild {
         say("ready")
         guard let line = Swift.readLine() else { return }
         let words = line.split(separator: " ")
-        guard words.first == "go", words.count == 4, let from = Int(words[1]), let until = Int(words[2]), let rate = Double(words[3]) else {
+        guard words.first == "go", words.count == 4, let from = Int(words[1]), let until = Int(words[2]), let rate = Double(words[3]), rate.isFinite
+        else {
             throw BenchFailure("writer: expected 'go FROM UNTIL RATE', got '\(line)'")
         }
         let rows = max(1, store.state[items].count / writers)
@@ -133,11 +134,12 @@ enum FanOutChild {
         let cpuBefore = processCPUSeconds()
         var slot = start
         var done = 0
+        // At least one push a thousand seconds: the interval fits an Int.
+        let interval = rate > 0 ? Int(min(1e12, 1e9 / rate)) : 0
         while true {
             if rate > 0 {
-                slot += Int(1e9 / rate)
-                let wait = slot - realtimeNanoseconds()
-                if wait > 0 { usleep(UInt32(min(wait / 1_000, 1_000_000))) }
+                slot += interval
+                while case let wait = min(slot, until) - realtimeNanoseconds(), wait > 0 { usleep(UInt32(min(wait / 1_000, 1_000_000))) }
             }
             let id = next % rows * writers + index + 1
             next += 1
