@@ -48,8 +48,6 @@ struct DeploymentFigures {
         var writerCPU = 0.0
         var replicaCPU = 0.0
         var replicaFailures = 0
-        var expected: Int { pushes }
-        var extra: [String] = []
     }
 
     /// Runs `setup`'s children once: starts the replicas (each loads the store), then the
