@@ -25,11 +25,26 @@ struct EntityStoreBench: ParsableCommand {
     @Flag(help: "Also measure raw SQLite counterparts of every persistence figure (printed on standard error); the figures' own baselines are always measured.")
     var sqliteBaselines = false
 
-    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, postgres-scoped: a scoped replica, commit: the commit latencies, lookup: insert and lookup, memory: bytes_per_entity, derived: derived_notify_us), for profiling and for the largest sizes.", visibility: .hidden))
+    @Option(help: ArgumentHelp("Measure only these figures (restore, snapshot, incremental, live, queries, testing, postgres, postgres-scoped: a scoped replica, fanout and standby-load: deployment figures on throwaway servers, commit: the commit latencies, lookup: insert and lookup, memory: bytes_per_entity, derived: derived_notify_us), for profiling and for the largest sizes.", visibility: .hidden))
     var only: String?
 
     @Option(help: "Also measure the PostgreSQL figures against this server (postgres:// URL; default: ENTITYSTORE_POSTGRES_URL, if set).")
     var postgresURL: String?
+
+    @Option(help: "With --only fanout or standby-load: seconds of each measured window (default 10).")
+    var window: Double = 10
+
+    @Option(help: "With --only fanout: replica processes (default 32); with --only standby-load: replicas (default 8).")
+    var replicas: Int?
+
+    @Option(help: "With --only fanout: how replicas wake, comma-separated: 'listen', 'poll' (default: both); 'listen-primary' reads from the primary.")
+    var wakeup: String = "listen,poll"
+
+    @Option(help: "With --only fanout or standby-load: pushes per second of each of the two writers (default: as fast as each can for fanout, 25 for standby-load).")
+    var pushRate: Double?
+
+    @Option(help: ArgumentHelp("Run as a process of the deployment figures (replica or writer); internal.", visibility: .private))
+    var fanoutChild: String?
 
     /// The server of the PostgreSQL figures, if any.
     var postgres: String? { postgresURL ?? ProcessInfo.processInfo.environment["ENTITYSTORE_POSTGRES_URL"] }
@@ -37,9 +52,29 @@ struct EntityStoreBench: ParsableCommand {
     func validate() throws {
         if let size, size < 1 { throw ValidationError("--size must be at least 1") }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+        if let replicas, replicas < 1 { throw ValidationError("--replicas must be at least 1") }
+        if !(window > 0 && window <= 86_400) { throw ValidationError("--window must be between 0 and 86,400 seconds") }
+        if let pushRate, !(pushRate > 0 && pushRate <= 1_000_000) { throw ValidationError("--push-rate must be positive (at most 1,000,000)") }
+        for mode in wakeup.split(separator: ",") where !["listen", "poll", "listen-primary"].contains(mode) {
+            throw ValidationError("--wakeup takes listen, poll, listen-primary, comma-separated")
+        }
     }
 
     func run() throws {
+        if let fanoutChild {
+            try FanOutChild.run(role: fanoutChild)
+            return
+        }
+        if only == "fanout" || only == "standby-load" {
+            // Throwaway servers of their own; the store has --size rows (default 100).
+            let deployment = DeploymentFigures(rows: size ?? 100, seconds: window, rounds: repetitions ?? 1)
+            let report = only == "fanout"
+                ? try deployment.fanOut(replicas: replicas ?? 32, writers: 2, rate: pushRate ?? 0, wakeups: wakeup.split(separator: ",").map(String.init))
+                : try deployment.standbyLoad(replicas: replicas ?? 8, writers: 2, rate: pushRate ?? 25)
+            print(json ? report.json() : report.table() + "\n")
+            if let jsonOutput { try (report.json() + "\n").write(toFile: jsonOutput, atomically: true, encoding: .utf8) }
+            return
+        }
         let sizes = size.map { [$0] } ?? [10_000, 100_000, 1_000_000]
         var lines: [String] = []
         for size in sizes {

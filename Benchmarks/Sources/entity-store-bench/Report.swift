@@ -105,8 +105,12 @@ func grouped(_ value: Int) -> String {
 }
 
 extension String {
-    /// `value` with exactly `digits` decimals.
+    /// `value` with exactly `digits` decimals ("n/a" for NaN or an infinity).
     init(_ value: Double, decimals digits: Int) {
+        guard value.isFinite else {
+            self = "n/a"
+            return
+        }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()
