@@ -41,6 +41,23 @@ typedef struct Plan {
 #define PLAN_SLOTS 256
 static Plan plans[PLAN_SLOTS];
 static pthread_mutex_t planLock = PTHREAD_MUTEX_INITIALIZER;
+/// The armed plans: every file operation looks among these only (with none armed, at no
+/// cost beyond the lock), not through every slot.
+static Plan *armedPlans[PLAN_SLOTS];
+static int armedCount;
+
+static void noteArmed(Plan *plan) {
+    if (armedCount < PLAN_SLOTS) armedPlans[armedCount++] = plan;
+}
+
+static void noteDisarmed(Plan *plan) {
+    for (int i = 0; i < armedCount; i++) {
+        if (armedPlans[i] == plan) {
+            armedPlans[i] = armedPlans[--armedCount];
+            return;
+        }
+    }
+}
 
 /// Forgets unsynced writes (see below); called with `planLock` held.
 static void discardUnsynced(const char *path);
@@ -50,9 +67,9 @@ static void moveUnsynced(const char *source, const char *target);
 /// The armed plan watching `path`, or NULL; called with `planLock` held.
 static Plan *planWatching(const char *path) {
     if (path == NULL) return NULL;
-    for (int i = 0; i < PLAN_SLOTS; i++) {
-        Plan *candidate = &plans[i];
-        if (candidate->armed && strncmp(path, candidate->prefix, candidate->prefixLength) == 0) return candidate;
+    for (int i = 0; i < armedCount; i++) {
+        Plan *candidate = armedPlans[i];
+        if (strncmp(path, candidate->prefix, candidate->prefixLength) == 0) return candidate;
     }
     return NULL;
 }
@@ -87,11 +104,15 @@ static void forgetSeen(Plan *plan) {
     plan->seenCount = 0;
 }
 
-static Verdict decide(const char *path, int kind, int *error) {
+/// The verdict on one operation of `kind` on `path`; `watched` (if not NULL) says, from
+/// the same look under the lock, whether a plan watches the path.
+static Verdict decideWatching(const char *path, int kind, int *error, int *watched) {
+    if (watched != NULL) *watched = 0;
     if (path == NULL) return PROCEED;
     Verdict verdict = PROCEED;
     pthread_mutex_lock(&planLock);
     Plan *plan = planWatching(path);
+    if (watched != NULL) *watched = plan != NULL;
     if (plan != NULL) {
         noteSeen(plan, path, kind);
         if (plan->dead) {
@@ -117,6 +138,10 @@ static Verdict decide(const char *path, int kind, int *error) {
     return verdict;
 }
 
+static Verdict decide(const char *path, int kind, int *error) {
+    return decideWatching(path, kind, error, NULL);
+}
+
 /// Whether the plan killed the (simulated) process, for calls that only release resources.
 static int isDead(const char *path) {
     if (path == NULL) return 0;
@@ -127,18 +152,25 @@ static int isDead(const char *path) {
     return dead;
 }
 
-void es_fault_arm(const char *prefix, int mode, long target, int mask, int error) {
+int es_fault_arm(const char *prefix, int mode, long target, int mask, int error) {
+    if (prefix == NULL) return -1;
     pthread_mutex_lock(&planLock);
     Plan *plan = planOver(prefix);
     for (int i = 0; plan == NULL && i < PLAN_SLOTS; i++) {
         if (!plans[i].armed) plan = &plans[i];
     }
-    // More plans at once than slots: the first slot's plan gives way.
-    if (plan == NULL) plan = &plans[0];
+    char *copy = plan == NULL ? NULL : strdup(prefix);
+    if (copy == NULL) {
+        // Every slot holds an armed plan: refused, rather than another plan silently
+        // dropped (its runs would then never strike, and pass).
+        pthread_mutex_unlock(&planLock);
+        return -1;
+    }
+    if (!plan->armed) noteArmed(plan);
     free(plan->prefix);
-    plan->prefix = strdup(prefix);
-    plan->prefixLength = plan->prefix ? strlen(plan->prefix) : 0;
-    plan->armed = plan->prefix != NULL;
+    plan->prefix = copy;
+    plan->prefixLength = strlen(copy);
+    plan->armed = 1;
     plan->mode = mode;
     plan->target = target;
     plan->mask = mask;
@@ -152,6 +184,7 @@ void es_fault_arm(const char *prefix, int mode, long target, int mask, int error
     forgetSeen(plan);
     discardUnsyncedUnder(prefix);
     pthread_mutex_unlock(&planLock);
+    return 0;
 }
 
 int es_fault_take_seen(const char *prefix, char *buffer, int size) {
@@ -180,6 +213,7 @@ long es_fault_disarm(const char *prefix) {
     long count = 0;
     if (plan != NULL) {
         count = plan->count;
+        if (plan->armed) noteDisarmed(plan);
         plan->armed = 0;
         plan->dead = 0;
     }
@@ -225,8 +259,12 @@ int es_fault_struck(const char *prefix) {
 }
 
 int es_fault_point(const char *path, int kind) {
+    return es_fault_point_watched(path, kind, NULL);
+}
+
+int es_fault_point_watched(const char *path, int kind, int *watched) {
     int error = 0;
-    switch (decide(path, kind, &error)) {
+    switch (decideWatching(path, kind, &error, watched)) {
     case PROCEED:
         // A file synced, renamed over, or removed keeps no unsynced writes.
         if (path != NULL && (kind & (ES_FAULT_SYNC | ES_FAULT_RENAME | ES_FAULT_DELETE))) {
@@ -436,12 +474,12 @@ static int faultTruncate(sqlite3_file *file, sqlite3_int64 size) {
 
 static int faultSync(sqlite3_file *file, int flags) {
     FaultFile *f = (FaultFile *)file;
-    int error = 0;
-    Verdict verdict = decide(f->path, ES_FAULT_SYNC, &error);
+    int error = 0, watched = 0;
+    Verdict verdict = decideWatching(f->path, ES_FAULT_SYNC, &error, &watched);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_FSYNC);
     // Under a plan the sync is simulated (see es_fault_watched): the write it makes
     // durable is forgotten from the unsynced record below, as a real sync would.
-    int rc = es_fault_watched(f->path) ? SQLITE_OK : f->real->pMethods->xSync(f->real, flags);
+    int rc = watched ? SQLITE_OK : f->real->pMethods->xSync(f->real, flags);
     if (rc == SQLITE_OK && f->path != NULL) {
         pthread_mutex_lock(&planLock);
         discardUnsynced(f->path);

@@ -43,9 +43,10 @@ int es_fault_install(void);
 /// Arms a plan: operations of the kinds in `mask` on files whose path starts with
 /// `prefix` are counted from 0, and the one numbered `target` fails as `mode` says
 /// (`error` is the SQLite extended code for ES_FAULT_ERROR, e.g. SQLITE_FULL or
-/// SQLITE_IOERR_WRITE). Plans over different directories are independent (up to 16 at
-/// once); arming over the same `prefix` again replaces that plan.
-void es_fault_arm(const char *prefix, int mode, long target, int mask, int error);
+/// SQLITE_IOERR_WRITE). Plans over different directories are independent (up to 256
+/// armed at once); arming over the same `prefix` again replaces that plan. Returns 0, or
+/// -1 when every slot holds an armed plan (nothing is armed then: no plan is dropped).
+int es_fault_arm(const char *prefix, int mode, long target, int mask, int error);
 
 /// Disarms the plan over `prefix`; returns how many operations it counted.
 long es_fault_disarm(const char *prefix);
@@ -69,6 +70,10 @@ int es_fault_lose_unsynced(const char *prefix);
 /// Asks the armed plan about one operation of `kind` on `path`: 0 to go ahead, or an
 /// errno value (EIO, or ENOSPC for a full disk) to fail with, without doing it.
 int es_fault_point(const char *path, int kind);
+
+/// As `es_fault_point`; `watched` (if not NULL) is set, in the same step, to whether a
+/// plan watches `path` (its syncs are then simulated: see `es_fault_watched`).
+int es_fault_point_watched(const char *path, int kind, int *watched);
 
 /// As `es_fault_point` for a rename of `source` over `target`; when it goes ahead, the
 /// unsynced writes of `source` become the target's.

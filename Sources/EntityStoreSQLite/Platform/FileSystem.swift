@@ -62,17 +62,19 @@ enum FileSystem {
 
     /// Flushes the file or directory at `path` to stable storage.
     static func sync(_ path: String) throws(SnapshotError) {
-        let watchedPath = isDirectory(path) ? path + "/" : path
-        if let failure = FaultInjection.check(watchedPath, .sync) {
+        let verdict = FaultInjection.checkSync(isDirectory(path) ? path + "/" : path)
+        if let failure = verdict.failure {
             throw .io(path: path, message: "fsync failed: \(errorText(failure))")
         }
-        if FaultInjection.simulatesSyncs(of: watchedPath) { return }
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.reading(path)
         } catch {
             throw .io(path: path, message: "cannot open for fsync: \(errorText(error.code))")
         }
+        // Under a fault plan the sync is simulated (the plan's record of unsynced writes is
+        // what a power loss undoes); the path is still opened, so a wrong one fails alike.
+        if verdict.simulated { return }
         do {
             try descriptor.sync()
         } catch {

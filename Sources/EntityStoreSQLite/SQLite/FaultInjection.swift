@@ -52,15 +52,21 @@ package enum FaultInjection {
     /// Arms a plan over the files under `directory` (resolved to its real path, as SQLite
     /// names files): operation number `target` (from 0) among those of the kinds in
     /// `operations` fails as `mode` says.
-    package static func arm(directory: String, mode: Mode, at target: Int, counting operations: Operations = .mutating) {
+    /// - Throws: when as many plans as the layer holds are armed already; none is dropped.
+    package static func arm(
+        directory: String, mode: Mode, at target: Int, counting operations: Operations = .mutating
+    ) throws(SQLiteError) {
         let prefix = prefix(of: directory)
-        switch mode {
+        let armed = switch mode {
         case .kill:
             es_fault_arm(prefix, Int32(ES_FAULT_KILL), target, operations.rawValue, 0)
         case .error(let code):
             es_fault_arm(prefix, Int32(ES_FAULT_ERROR), target, operations.rawValue, code)
         case .powerLoss:
             es_fault_arm(prefix, Int32(ES_FAULT_POWER_LOSS), target, operations.rawValue, 0)
+        }
+        guard armed == 0 else {
+            throw SQLiteError(extendedCode: 1, message: "cannot arm a fault plan over '\(directory)': 256 plans are armed at once")
         }
     }
 
@@ -116,9 +122,14 @@ package enum FaultInjection {
         return verdict == 0 ? nil : verdict
     }
 
-    /// Whether an armed plan watches `path`: its syncs are then simulated by the plan, not
-    /// sent to the device (`es_fault_watched`).
-    static func simulatesSyncs(of path: String) -> Bool { es_fault_watched(path) != 0 }
+    /// Asks the armed plan about a sync the snapshot layer makes itself: the `errno` to
+    /// fail with (nil to go ahead), and whether a plan watches the path, in which case the
+    /// sync is simulated, not sent to the device (`es_fault_watched`).
+    static func checkSync(_ path: String) -> (failure: Int32?, simulated: Bool) {
+        var watched: Int32 = 0
+        let verdict = es_fault_point_watched(path, Operations.sync.rawValue, &watched)
+        return (verdict == 0 ? nil : verdict, watched != 0)
+    }
 
     /// Asks the armed plan about a file operation the snapshot layer makes itself; nil to
     /// go ahead, or the `errno` to fail with.

@@ -9,8 +9,8 @@ public enum InjectedFault: String, Sendable, CaseIterable, CustomStringConvertib
     case processKill
     /// The machine loses power just before an operation: as a kill, and every write to a
     /// file since that file's last sync is lost. Catches a save routine that skips or
-    /// turns off syncs. (Lost file contents are simulated; a rename or new file whose
-    /// directory was never synced is assumed to survive.)
+    /// turns off syncs. (Lost file contents are simulated; a rename, a new file or a
+    /// deletion whose directory was never synced is assumed to survive.)
     case powerLoss
     /// One operation fails with an I/O error (`SQLITE_IOERR_WRITE`), later ones succeed:
     /// the save must report it, the file must still hold a saved state, and the same
@@ -352,7 +352,7 @@ enum CrashSafetyCheck {
         var outcome = Outcome()
         var run: CrashRun? = CrashRun(store: EntityStore(schema: schema), directory: directory, fault: fault)
         run?.options = options.snapshotOptions
-        FaultInjection.arm(directory: directory, mode: mode, at: point)
+        try FaultInjection.arm(directory: directory, mode: mode, at: point)
         var thrown: (any Error)?
         do {
             if let run { try sequence(run) }

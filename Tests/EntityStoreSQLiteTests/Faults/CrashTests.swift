@@ -97,7 +97,7 @@ func leaveSavesInTheLog(_ store: EntityStore, path: String) throws {
     try store.write { tx in _ = try tx[authors].update(1) { $0.name = "saved twice" } }
     try file?.save()
     // Killed before its first operation: closing does nothing on disk.
-    FaultInjection.arm(directory: FileSystemPath.directory(of: path), mode: .kill, at: 0)
+    try FaultInjection.arm(directory: FileSystemPath.directory(of: path), mode: .kill, at: 0)
     file = nil
     FaultInjection.disarm(directory: FileSystemPath.directory(of: path))
     #expect(FileManager.default.fileExists(atPath: path + "-wal"))

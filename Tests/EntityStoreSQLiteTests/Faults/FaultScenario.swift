@@ -110,10 +110,16 @@ func strikeAtEveryOperation(
             let path = directory + "/store.sqlite"
             // A plan that never strikes watches the preparation, so its syncs are simulated
             // too (a real flush changes nothing the readers see, and waits on the disk).
-            FaultInjection.arm(directory: directory, mode: .kill, at: Int.max)
-            var scenario: FaultScenario? = try prepare(path)
+            try FaultInjection.arm(directory: directory, mode: .kill, at: Int.max)
+            var scenario: FaultScenario?
+            do {
+                scenario = try prepare(path)
+                try FaultInjection.arm(directory: directory, mode: mode, at: target, counting: counting)
+            } catch {
+                FaultInjection.disarm(directory: directory)
+                throw error
+            }
             let states = FaultScenario.States(old: scenario!.old, new: scenario!.new)
-            FaultInjection.arm(directory: directory, mode: mode, at: target, counting: counting)
             var thrown: (any Error)?
             do { try scenario?.run() } catch { thrown = error }
             if case .kill = mode {

@@ -108,7 +108,7 @@ extension FaultInjectionTests {
                 try store.write { tx in _ = try tx[books].update("b1") { $0.title = "saved before the kill" } }
                 let summary = try second?.save()
                 // The process is killed: nothing more reaches the disk.
-                FaultInjection.arm(directory: directory, mode: .kill, at: 0)
+                try FaultInjection.arm(directory: directory, mode: .kill, at: 0)
                 second = nil
                 FaultInjection.disarm(directory: directory)
                 let reread = try EntityState.readSnapshot(from: path, schema: store.schema)
