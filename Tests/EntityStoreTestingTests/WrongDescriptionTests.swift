@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import EntityStore
 import EntityStoreTesting
 import Foundation
@@ -212,7 +213,7 @@ struct OffTaskReportingTests {
             process.standardError = pipe
             try process.run()
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            process.waitForExit()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
         #expect(status != 0, "\(output)")

@@ -1,3 +1,4 @@
+import EntityStoreTestSupport
 import EntityStore
 import Foundation
 import Synchronization
@@ -79,7 +80,7 @@ struct RunningProcess {
     /// nil then, with the run recorded as an issue.
     func finish(timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation) -> RunResult? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
         guard process.isRunning else { return finish() }
         kill(process.processIdentifier, SIGKILL)
         Issue.record("still running after \(timeout), killed: \(finish())", sourceLocation: sourceLocation)
@@ -89,7 +90,7 @@ struct RunningProcess {
     /// Waits for the process to end and returns what it printed.
     func finish() -> RunResult {
         let out = stdout.wait(), err = stderr.wait()
-        process.waitUntilExit()
+        process.waitForExit()
         return RunResult(
             status: process.terminationStatus,
             stdout: String(decoding: out, as: UTF8.self),

@@ -60,7 +60,7 @@ struct PlanSlotTests {
             process.standardError = pipe
             try process.run()
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            process.waitForExit()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
         #expect(status == 0, "\(output.suffix(3_000))")
