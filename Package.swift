@@ -123,7 +123,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "EntityStoreCommandsTests",
-            dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "SnapshotFixtures", "StoreCore", "entity-store", "bookshelf"],
+            dependencies: ["EntityStoreCommands", "EntityStoreTestSupport", "SnapshotFixtures", "entity-store", "bookshelf"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,6 @@
 import EntityStoreTestSupport
 import Foundation
 import SnapshotFixtures
-import StoreCore
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -38,9 +37,8 @@ struct HostileFileCommandTests {
                     ["export", sample.path], ["diff", source, sample.path],
                 ].map { (label: "\(sample.name): \($0[0])", arguments: $0) }
             }
-            // A few runs at once: one after another, they made the suite's longest test.
-            let outcomes = try runSideBySide(runs.map(\.arguments), limit: .seconds(20))
-            for (run, (result, timedOut)) in zip(runs, outcomes) {
+            for run in runs {
+                let (result, timedOut) = try runBounded(run.arguments, limit: .seconds(20))
                 #expect(!timedOut, "\(run.label) ran past 20 s")
                 #expect(result.status == 0 || result.status == 1, "\(run.label): \(result)")
                 for marker in crashMarkers { #expect(!result.stderr.contains(marker), "\(run.label): \(result)") }
@@ -50,32 +48,5 @@ struct HostileFileCommandTests {
                 }
             }
         }
-    }
-}
-
-/// Runs `entity-store` once per argument list, three at a time on threads of their own
-/// (the caller, on a thread of its own too, waits for them); the outcomes in the order of
-/// `runs`.
-private func runSideBySide(_ runs: [[String]], limit: Duration) throws -> [(result: RunResult, timedOut: Bool)] {
-    let next = Lock(0)
-    let outcomes = Lock([Int: Result<(result: RunResult, timedOut: Bool), any Error>]())
-    let finished = DispatchGroup()
-    for _ in 0..<3 {
-        finished.enter()
-        Thread {
-            defer { finished.leave() }
-            while true {
-                let index = next.withLock { index in defer { index += 1 }; return index }
-                guard index < runs.count else { return }
-                let outcome = Result { try runBounded(runs[index], limit: limit) }
-                outcomes.withLock { $0[index] = outcome }
-            }
-        }.start()
-    }
-    finished.wait()
-    let collected = outcomes.withLock { $0 }
-    return try runs.indices.map { index in
-        guard let outcome = collected[index] else { throw CocoaError(.fileReadUnknown) }
-        return try outcome.get()
     }
 }

@@ -57,6 +57,13 @@ private final class Drain: Sendable {
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
+            // Foundation's readDataToEndOfFile() stops the test binary (`try!`) on a read
+            // interrupted by a signal (EINTR); the SIGCHLD of another test's child is
+            // steered away from this thread, which only reads.
+            var childSignal = sigset_t()
+            sigemptyset(&childSignal)
+            sigaddset(&childSignal, SIGCHLD)
+            pthread_sigmask(SIG_BLOCK, &childSignal, nil)
             let bytes = handle.readDataToEndOfFile()
             data.withLock { $0 = bytes }
             done.signal()
