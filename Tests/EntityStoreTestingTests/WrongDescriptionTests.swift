@@ -202,29 +202,9 @@ struct OffTaskReportingTests {
 
     @Test("the run fails and names the failure", .enabled(if: ProcessInfo.processInfo.environment[Self.probeVariable] == nil))
     func aFailureOffTheTestsTaskFailsTheRun() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0])
-        let (status, output) = try await onProcessThread {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "offTaskProbe"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: "1"]) { $1 }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitForExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let (status, output) = try await runThisTestBinary(filter: "offTaskProbe", setting: Self.probeVariable)
         #expect(status != 0, "\(output)")
         #expect(output.contains("authors 1: updated, but the description does not change it"), "\(output)")
         #expect(output.contains("reported off the test's task"), "\(output)")
-    }
-}
-
-/// Runs `body` (which waits for a child process) on a thread of its own.
-private func onProcessThread<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

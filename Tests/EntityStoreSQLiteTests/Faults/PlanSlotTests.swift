@@ -49,20 +49,7 @@ struct PlanSlotTests {
 
     @Test("arming more plans than the layer holds is refused, and no armed plan is dropped")
     func refusedBeyondTheSlots() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0])
-        let (status, output) = try await onOwnThread { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "planSlotProbe"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: "1"]) { $1 }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitForExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let (status, output) = try await runThisTestBinary(filter: "planSlotProbe", setting: Self.probeVariable)
         #expect(status == 0, "\(output.suffix(3_000))")
         #expect(output.contains("planSlotProbe"), "the probe did not run: \(output.suffix(3_000))")
     }
