@@ -10,7 +10,7 @@ import Glibc
 private func runBounded(_ arguments: [String], limit: Duration) throws -> (result: RunResult, timedOut: Bool) {
     let child = try start(Tool.entityStore, arguments)
     let deadline = ContinuousClock.now + limit
-    while child.process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+    while child.process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
     let timedOut = child.process.isRunning
     if timedOut { kill(child.process.processIdentifier, SIGKILL) }
     return (child.finish(), timedOut)

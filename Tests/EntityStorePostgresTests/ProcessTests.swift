@@ -76,7 +76,7 @@ final class Child: @unchecked Sendable {
         let deadline = ContinuousClock.now + limit
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         if process.isRunning { kill(SIGKILL) }
-        process.waitForExit()
+        process.waitUntilExit()
         try await Task.sleep(for: .milliseconds(20))
         return process.terminationStatus
     }

@@ -57,7 +57,7 @@ struct TLSTests {
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 try process.run()
-                process.waitForExit()
+                process.waitUntilExit()
                 return process.terminationStatus
             }
             guard made == 0 else { continue }

@@ -1,4 +1,3 @@
-import EntityStoreTestSupport
 import EntityStore
 import Foundation
 import Synchronization
@@ -57,13 +56,6 @@ private final class Drain: Sendable {
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            // Foundation's readDataToEndOfFile() stops the test binary (`try!`) on a read
-            // interrupted by a signal (EINTR); the SIGCHLD of another test's child is
-            // steered away from this thread, which only reads.
-            var childSignal = sigset_t()
-            sigemptyset(&childSignal)
-            sigaddset(&childSignal, SIGCHLD)
-            pthread_sigmask(SIG_BLOCK, &childSignal, nil)
             let bytes = handle.readDataToEndOfFile()
             data.withLock { $0 = bytes }
             done.signal()
@@ -87,7 +79,7 @@ struct RunningProcess {
     /// nil then, with the run recorded as an issue.
     func finish(timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation) -> RunResult? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         guard process.isRunning else { return finish() }
         kill(process.processIdentifier, SIGKILL)
         Issue.record("still running after \(timeout), killed: \(finish())", sourceLocation: sourceLocation)
@@ -97,7 +89,7 @@ struct RunningProcess {
     /// Waits for the process to end and returns what it printed.
     func finish() -> RunResult {
         let out = stdout.wait(), err = stderr.wait()
-        process.waitForExit()
+        process.waitUntilExit()
         return RunResult(
             status: process.terminationStatus,
             stdout: String(decoding: out, as: UTF8.self),

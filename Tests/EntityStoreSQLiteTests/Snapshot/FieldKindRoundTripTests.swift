@@ -195,7 +195,7 @@ struct FieldKindRoundTripTests {
             process.standardError = Pipe()
             try process.run()
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitForExit()
+            process.waitUntilExit()
             #expect(String(decoding: data, as: UTF8.self) == "2023-11-14|22:13:20\n")
         }
     }
@@ -270,7 +270,7 @@ struct FieldKindRoundTripTests {
             process.standardError = Pipe()
             try process.run()
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitForExit()
+            process.waitUntilExit()
             #expect(process.terminationStatus == 0)
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
             let authorTwo = store.state[books].filter(\.authorID, equals: 2).count

@@ -59,7 +59,7 @@ func externalSQLite(_ path: String, _ sql: String) throws -> String {
     process.standardError = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitForExit()
+    process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

@@ -1,15 +1,5 @@
 import Foundation
 
-extension Process {
-    /// Waits for the process to end, looking every millisecond. Foundation's
-    /// `waitUntilExit()` on Linux runs a run loop in 50 ms steps, so it adds up to 50 ms to
-    /// every child a test waits for, already ended or not (close to a minute over the
-    /// suite's thousand runs of the tool). Call it on a thread of its own, as every wait.
-    public func waitForExit() {
-        while isRunning { usleep(1_000) }
-    }
-}
-
 /// Runs this test binary again as a child, with only the Swift Testing tests matching
 /// `filter` and `variable` set to "1" in its environment (the tests that must run alone,
 /// or that must fail, are enabled by it); on a thread of its own. Returns the exit status
@@ -26,7 +16,7 @@ public func runThisTestBinary(filter: String, setting variable: String) async th
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
+        process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
