@@ -243,13 +243,6 @@ int es_fault_struck_path(const char *prefix, char *buffer, int size) {
     return length;
 }
 
-int es_fault_watched(const char *path) {
-    pthread_mutex_lock(&planLock);
-    int watched = planWatching(path) != NULL;
-    pthread_mutex_unlock(&planLock);
-    return watched;
-}
-
 int es_fault_struck(const char *prefix) {
     pthread_mutex_lock(&planLock);
     Plan *plan = planOver(prefix);
@@ -477,7 +470,7 @@ static int faultSync(sqlite3_file *file, int flags) {
     int error = 0, watched = 0;
     Verdict verdict = decideWatching(f->path, ES_FAULT_SYNC, &error, &watched);
     if (verdict != PROCEED) return failure(verdict, error, SQLITE_IOERR_FSYNC);
-    // Under a plan the sync is simulated (see es_fault_watched): the write it makes
+    // Under a plan the sync is simulated (see es_fault_point_watched): the write it makes
     // durable is forgotten from the unsynced record below, as a real sync would.
     int rc = watched ? SQLITE_OK : f->real->pMethods->xSync(f->real, flags);
     if (rc == SQLITE_OK && f->path != NULL) {

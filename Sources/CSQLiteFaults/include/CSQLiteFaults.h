@@ -72,7 +72,9 @@ int es_fault_lose_unsynced(const char *prefix);
 int es_fault_point(const char *path, int kind);
 
 /// As `es_fault_point`; `watched` (if not NULL) is set, in the same step, to whether a
-/// plan watches `path` (its syncs are then simulated: see `es_fault_watched`).
+/// plan watches `path`. Its syncs then reach the plan only, not the device: the plan's
+/// record of unsynced writes is what a simulated power loss undoes, and the device's
+/// flush would only make each run wait on the disk.
 int es_fault_point_watched(const char *path, int kind, int *watched);
 
 /// As `es_fault_point` for a rename of `source` over `target`; when it goes ahead, the
@@ -83,10 +85,5 @@ int es_fault_rename_point(const char *source, const char *target);
 /// reached since the plan was armed or this was last called, then forgets them; returns
 /// the length written. Whatever the plan's mask, up to 64 paths.
 int es_fault_take_seen(const char *prefix, char *buffer, int size);
-
-/// Whether an armed plan watches `path`. Its syncs then reach the plan only, not the
-/// device: the plan's record of unsynced writes is what a simulated power loss undoes,
-/// and the device's flush would only make each run wait on the disk.
-int es_fault_watched(const char *path);
 
 #endif

@@ -124,7 +124,7 @@ package enum FaultInjection {
 
     /// Asks the armed plan about a sync the snapshot layer makes itself: the `errno` to
     /// fail with (nil to go ahead), and whether a plan watches the path, in which case the
-    /// sync is simulated, not sent to the device (`es_fault_watched`).
+    /// sync is simulated, not sent to the device (`es_fault_point_watched`).
     static func checkSync(_ path: String) -> (failure: Int32?, simulated: Bool) {
         var watched: Int32 = 0
         let verdict = es_fault_point_watched(path, Operations.sync.rawValue, &watched)
