@@ -63,11 +63,13 @@ final class PostgresConnection: Sendable {
         let parameters = target.libpqParameters()
         let timeout = target.operationTimeout
         let wakeRead = fds[0]
+        let preparesStatements = !target.transactionPooling
         let outcome: Result<Void, PostgresStoreError> = await withCheckedContinuation { continuation in
             thread.enqueue {
                 continuation.resume(returning: Result { () throws(PostgresStoreError) in
                     box.value = try PostgresSession.open(
-                        parameters: parameters, server: server, operationTimeout: timeout, wake: wakeRead)
+                        parameters: parameters, server: server, operationTimeout: timeout, wake: wakeRead,
+                        preparesStatements: preparesStatements)
                 })
             }
         }

@@ -24,18 +24,27 @@ final class PostgresSession {
 
     private let connection: OpaquePointer
     private let wake: Int32
+    /// Whether ``Statement/reusable`` statements are prepared: not through a pooler in
+    /// transaction mode, whose server connection changes between transactions.
+    private let preparesStatements: Bool
+    /// The statements prepared on this connection: SQL text → name.
+    private var prepared: [String: String] = [:]
+    /// At most this many statements are prepared per connection (a bound on the server's
+    /// memory); later reusable statements run unprepared.
+    static let preparedLimit = 64
 
-    private init(connection: OpaquePointer, server: String, operationTimeout: Duration, wake: Int32) {
+    private init(connection: OpaquePointer, server: String, operationTimeout: Duration, wake: Int32, preparesStatements: Bool) {
         self.connection = connection
         self.server = server
         self.operationTimeout = operationTimeout
         self.wake = wake
+        self.preparesStatements = preparesStatements
     }
 
     /// Connects with libpq's keyword parameters (blocking this thread, bounded by
     /// `connect_timeout`), then switches to non-blocking mode.
     static func open(
-        parameters: [(String, String)], server: String, operationTimeout: Duration, wake: Int32
+        parameters: [(String, String)], server: String, operationTimeout: Duration, wake: Int32, preparesStatements: Bool
     ) throws(PostgresStoreError) -> PostgresSession {
         let keywords = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
@@ -66,7 +75,8 @@ final class PostgresSession {
             PQfinish(connection)
             throw .connectionFailed(server: server, reason: "cannot switch the connection to non-blocking mode")
         }
-        return PostgresSession(connection: connection, server: server, operationTimeout: operationTimeout, wake: wake)
+        return PostgresSession(
+            connection: connection, server: server, operationTimeout: operationTimeout, wake: wake, preparesStatements: preparesStatements)
     }
 
     /// Closes the connection. Idempotent through the owner (it drops the session after).
@@ -85,6 +95,26 @@ final class PostgresSession {
 
     // MARK: Statements
 
+    /// One statement: its SQL, its parameters (sent as text, typed by the statement's
+    /// casts), and whether it is worth preparing.
+    struct Statement {
+        var sql: String
+        var parameters: [PostgresParameter]
+        /// Prepared on the connection at its first run (parsed, analysed and planned once,
+        /// in the same round trip) and run by name afterwards: for the statements every push
+        /// or pull sends. Only for statements whose result columns cannot change type (the
+        /// server refuses to run a prepared statement whose tables changed its result
+        /// columns); their tables may be replaced (a full snapshot): the server analyses a
+        /// prepared statement again when the tables it names change.
+        var reusable: Bool
+
+        init(_ sql: String, _ parameters: [PostgresParameter] = [], reusable: Bool = false) {
+            self.sql = sql
+            self.parameters = parameters
+            self.reusable = reusable
+        }
+    }
+
     /// Runs one statement with its parameters (sent as text, typed by the statement's
     /// casts), and returns its rows.
     /// - Throws: ``PostgresStoreError/server(message:sqlState:)`` for a refused statement,
@@ -92,9 +122,11 @@ final class PostgresSession {
     ///   connection, `CancellationError` when the caller was cancelled.
     /// - Complexity: one round trip; O(size of the result) in memory.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresRows {
+    func execute(_ sql: String, _ parameters: [PostgresParameter] = [], reusable: Bool = false) throws -> PostgresRows {
         try checkOpen()
-        if !queued.isEmpty { return try execute(pipeline: [(sql, parameters)])[0] }
+        if !queued.isEmpty || (reusable && preparesStatements) {
+            return try execute(pipeline: [Statement(sql, parameters, reusable: reusable)])[0]
+        }
         return try executeNow(sql, parameters)
     }
 
@@ -111,14 +143,14 @@ final class PostgresSession {
         return try single(results, sql: sql)
     }
 
-    /// Statements queued by ``enqueue(_:_:)``, sent ahead of the next statement.
-    private var queued: [(sql: String, parameters: [PostgresParameter])] = []
+    /// Statements queued by ``enqueue(_:_:reusable:)``, sent ahead of the next statement.
+    private var queued: [Statement] = []
 
     /// Queues a statement whose result nobody reads (`BEGIN`, a write): it goes to the
     /// server with the next statement, in the same round trip (libpq's pipeline mode).
     /// An error it meets is thrown by that next call. O(1).
-    func enqueue(_ sql: String, _ parameters: [PostgresParameter] = []) {
-        queued.append((sql, parameters))
+    func enqueue(_ sql: String, _ parameters: [PostgresParameter] = [], reusable: Bool = false) {
+        queued.append(Statement(sql, parameters, reusable: reusable))
     }
 
     /// Forgets the queued statements (they were never sent): for a transaction that failed
@@ -132,11 +164,11 @@ final class PostgresSession {
     /// server skips the rest (up to the end of the pipeline), and its error is thrown.
     /// - Complexity: one round trip; O(size of the results) in memory.
     @discardableResult
-    func execute(pipeline statements: [(sql: String, parameters: [PostgresParameter])]) throws -> [PostgresRows] {
+    func execute(pipeline statements: [Statement]) throws -> [PostgresRows] {
         try checkOpen()
         let all = queued + statements
         queued.removeAll()
-        if all.count == 1 {
+        if all.count == 1 && !(all[0].reusable && preparesStatements) {
             let rows = try executeNow(all[0].sql, all[0].parameters)
             return statements.isEmpty ? [] : [rows]
         }
@@ -147,29 +179,44 @@ final class PostgresSession {
     /// Sends the queued statements now, if any (before a call that cannot join a pipeline).
     private func sendQueued() throws {
         guard !queued.isEmpty else { return }
-        let all = queued
-        queued.removeAll()
-        if all.count == 1 { _ = try executeNow(all[0].sql, all[0].parameters) } else { _ = try runPipeline(all) }
+        _ = try execute(pipeline: [])
     }
 
     /// Sends `statements` in pipeline mode with one sync point at the end, and reads every
-    /// result up to it; leaves pipeline mode. Anything unexpected breaks the connection
-    /// (the server then rolls back what was open).
-    private func runPipeline(_ statements: [(sql: String, parameters: [PostgresParameter])]) throws -> [PostgresRows] {
+    /// result up to it; leaves pipeline mode. A reusable statement not yet prepared is
+    /// prepared in the same pipeline, just before it runs. Anything unexpected breaks the
+    /// connection (the server then rolls back what was open).
+    private func runPipeline(_ statements: [Statement]) throws -> [PostgresRows] {
         // Parameters first: a value PostgreSQL cannot hold fails before anything is sent.
         let texts = try statements.map { statement in try statement.parameters.map { try $0.text() } }
         guard PQenterPipelineMode(connection) == 1 else { throw lost(connectionMessage()) }
+        // Each command sent, in order: a preparation (its name), or a statement's run.
+        var commands: [(sql: String, preparing: String?)] = []
+        var naming: [String: String] = [:]
         for (statement, values) in zip(statements, texts) {
+            var name = statement.reusable && preparesStatements ? prepared[statement.sql] ?? naming[statement.sql] : nil
+            if name == nil && statement.reusable && preparesStatements && prepared.count + naming.count < Self.preparedLimit {
+                let fresh = "entitystore_\(prepared.count + naming.count)"
+                guard PQsendPrepare(connection, fresh, statement.sql, Int32(values.count), nil) == 1 else { throw lost(connectionMessage()) }
+                naming[statement.sql] = fresh
+                commands.append((statement.sql, fresh))
+                name = fresh
+            }
             let sent: Int32 = values.withCStrings { pointers, lengths in
-                PQsendQueryParams(connection, statement.sql, Int32(values.count), nil, pointers, lengths, nil, 0)
+                if let name {
+                    PQsendQueryPrepared(connection, name, Int32(values.count), pointers, lengths, nil, 0)
+                } else {
+                    PQsendQueryParams(connection, statement.sql, Int32(values.count), nil, pointers, lengths, nil, 0)
+                }
             }
             guard sent == 1 else { throw lost(connectionMessage()) }
+            commands.append((statement.sql, nil))
         }
         guard PQpipelineSync(connection) == 1 else { throw lost(connectionMessage()) }
         try flush(until: ContinuousClock.now + operationTimeout)
         var rows: [PostgresRows] = []
         var failure: (any Error)?
-        for statement in statements {
+        for command in commands {
             // Each statement may wait up to the operation timeout (a lock, say).
             let results = try collectResults(until: ContinuousClock.now + operationTimeout)
             var skipped = false
@@ -187,7 +234,10 @@ final class PostgresSession {
                 if failure == nil { failure = lost("the server skipped a statement of the pipeline without an error") }
                 continue
             }
-            do { rows.append(try single(kept, sql: statement.sql)) } catch { failure = error }
+            do {
+                let result = try single(kept, sql: command.sql)
+                if let name = command.preparing { prepared[command.sql] = name } else { rows.append(result) }
+            } catch { failure = error }
         }
         try awaitSync(until: ContinuousClock.now + operationTimeout)
         guard PQexitPipelineMode(connection) == 1 else { throw lost(connectionMessage()) }
@@ -449,6 +499,12 @@ final class PostgresSession {
             // A client-side failure (the connection broke while reading the result).
             markBroken()
             return lost(message)
+        }
+        if state == "26000" || (state == "0A000" && message.contains("cached plan")) {
+            // A prepared statement that is gone, or whose tables now give other result
+            // columns: a new connection prepares afresh; the caller retries as after any
+            // lost connection.
+            return lost("a prepared statement no longer fits the server (\(PostgresStoreError.oneLine(message))); the connection is renewed")
         }
         return PostgresStoreError.server(message: PostgresStoreError.oneLine(message), sqlState: state)
     }

@@ -274,8 +274,27 @@ enum MetadataTables {
             row_id TEXT NOT NULL, origin TEXT NOT NULL)
             """,
             "CREATE INDEX \(SQL.quote("entitystore_changes_position")) ON \(SQL.qualified(schema, "entitystore_changes")) (position)",
+            rowIndexSQL(schema),
         ]
         try session.executeScript(statements.joined(separator: ";\n"))
+    }
+
+    /// The change log's index by row, through which a push finds the later changes to the
+    /// rows it writes (its conflict check) without reading every change since its base.
+    static func rowIndexSQL(_ schema: String) -> String {
+        """
+        CREATE INDEX IF NOT EXISTS \(SQL.quote(rowIndexName)) ON \(SQL.qualified(schema, "entitystore_changes")) \
+        (table_name, row_id, position)
+        """
+    }
+
+    static let rowIndexName = "entitystore_changes_row"
+
+    /// Creates the row index in a store made before it existed; O(1) when it exists, else
+    /// O(change log) once (the index build holds pushes off meanwhile).
+    static func ensureRowIndex(in schema: String, _ session: PostgresSession) throws {
+        let exists = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, rowIndexName))])
+        if exists.bool(0, 0) != true { try session.execute(rowIndexSQL(schema)) }
     }
 
     /// Records one table's row, columns, indexes and relations.

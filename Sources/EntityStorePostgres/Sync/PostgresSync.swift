@@ -167,6 +167,8 @@ public final class PostgresSync: Sendable {
         var position: Int64 = -1
         /// Positions of this replica's own pushes after `position`.
         var mine: Set<Int64> = []
+        /// Whether this sync made sure the change log has its row index (``MetadataTables/ensureRowIndex(in:_:)``).
+        var rowIndexChecked = false
         /// IDs changed locally and not pushed, per table, each with the change-log
         /// position its local value is based on: a push conflicts on a row another process
         /// changed after that position, even if a pull has since moved the replica past it
@@ -384,6 +386,7 @@ public final class PostgresSync: Sendable {
         guard !batches.isEmpty else { return PostgresSyncSummary(position: position, rows: 0, reloaded: false) }
         // A reload keeps the pending rows and their bases; the position and own pushes move.
         if try await reloadIfServerChanged(on: primary) { (batches, position, mine) = try pendingBatches() }
+        try await ensureRowIndex()
         let schema = target.schema
         let origin = options.origin
         let (newPosition, rows, previousHead) = try await withConnection(on: primary) { session in
@@ -392,6 +395,21 @@ public final class PostgresSync: Sendable {
             }
         }
         return finishPush(position: newPosition, rows: rows, previousHead: previousHead, batches: batches)
+    }
+
+    /// Once per sync, before its first push: a store created before the change log had its
+    /// row index gets it, so that conflict checks stay O(rows pushed × log n). A server that
+    /// refuses (a role that may not create indexes) leaves it as it is: checks are then
+    /// O(changes since the replica's last pull), as before.
+    private func ensureRowIndex() async throws(PostgresStoreError) {
+        guard !shared.withLock({ $0.rowIndexChecked }) else { return }
+        let schema = target.schema
+        do {
+            try await withConnection(on: primary) { session in try MetadataTables.ensureRowIndex(in: schema, session) }
+        } catch {
+            if case .server = error {} else { throw error }
+        }
+        shared.withLock { $0.rowIndexChecked = true }
     }
 
     /// Records a committed push.
@@ -751,6 +769,7 @@ public final class PostgresSync: Sendable {
 
     private func lockedWriteHeld<Result: Sendable>(_ body: (Transaction) throws -> Result) async throws -> Result {
         try await reloadIfServerChanged(on: primary)
+        try await ensureRowIndex()
         _ = absorbTransitions()
         let (position, mine) = shared.withLock { ($0.position, $0.mine) }
         let schema = store.schema

@@ -155,6 +155,9 @@ struct PushTransaction {
     /// Up to this many rows of a table go in one INSERT with bound values; more go through
     /// a temporary table loaded with COPY.
     static let rowsPerStatement = 200
+    /// Up to this many rows, a push's statements are prepared (``PostgresSession/Statement/reusable``):
+    /// the interactive pushes of a row or two, whose statement texts repeat.
+    static let reusableRows = 2
 
     let schema: String
     let origin: String
@@ -171,16 +174,20 @@ struct PushTransaction {
         // against the encoded rows below).
         let predicted = Self.predictedKeys(batches, position: position)
         let names = batches.map(\.tableName)
-        var statements: [(sql: String, parameters: [PostgresParameter])] = [
+        var statements: [PostgresSession.Statement] = [
             // The row lock orders pushes: positions follow commit order. Only the head row
             // is locked (every writer locks it first: no deadlock).
-            ("SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h", []),
+            .init(
+                "SELECT h.value, (SELECT s.value FROM \(meta) s WHERE s.key = 'log_start') FROM \(meta) h WHERE h.key = 'log_head' FOR UPDATE OF h",
+                reusable: true),
             // Server-side layouts of the tables touched, read under the lock.
-            ("""
+            // The names one by one, so the prepared statement keeps one plan (as the
+            // conflict check's rows).
+            .init("""
             SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
             LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
-            WHERE t.name = ANY($1::text[]) ORDER BY t.name, c.position
-            """, [.texts(names)]),
+            WHERE t.name IN (\(names.indices.map { "$\($0 + 1)::text" }.joined(separator: ", "))) ORDER BY t.name, c.position
+            """, names.map { .text($0) }, reusable: names.count <= Self.reusableRows),
         ]
         if let predicted { statements.append(conflictCheck(predicted)) }
         let results: [PostgresRows]
@@ -249,7 +256,7 @@ struct PushTransaction {
         // The check already made holds if it named exactly these rows (it always does
         // unless an entity encodes its ID otherwise than its `id` field); else check again.
         let check = conflictCheck(keys)
-        let conflicts = predicted == keys ? results[2] : try session.execute(check.sql, check.parameters)
+        let conflicts = predicted == keys ? results[2] : try session.execute(pipeline: [check])[0]
         if !conflicts.isEmpty {
             var found: [PostgresConflict] = []
             for row in 0..<conflicts.count {
@@ -275,7 +282,8 @@ struct PushTransaction {
             moved AS (UPDATE \(meta) SET value = $1::int8::text WHERE key = 'log_head') \
             SELECT pg_notify($5, $1::int8::text)
             """,
-            [.integer(newPosition), .texts(keys.tables), .texts(keys.ids), .text(origin), .text(SQL.channel(for: schema))])
+            [.integer(newPosition), .texts(keys.tables), .texts(keys.ids), .text(origin), .text(SQL.channel(for: schema))],
+            reusable: true)
         return (newPosition, written, head)
     }
 
@@ -308,15 +316,34 @@ struct PushTransaction {
         return keys
     }
 
-    /// The statement listing, for each row of `keys`, the latest change by others after its base.
-    private func conflictCheck(_ keys: ConflictKeys) -> (sql: String, parameters: [PostgresParameter]) {
-        ("""
-        SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(SQL.qualified(schema, "entitystore_changes")) c \
-        JOIN unnest($1::text[], $2::text[], $3::int8[]) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
-        WHERE c.position > $5::int8 AND c.position > p.b AND NOT (c.position = ANY($4::int8[])) \
+    /// The statement listing, for each row of `keys`, the latest change by others after its
+    /// base. The few rows of an interactive push are listed one by one, so the server keeps
+    /// one plan for the prepared statement (its cost does not hang on an array's unknown
+    /// length); a large push sends arrays, planned for their actual lengths.
+    private func conflictCheck(_ keys: ConflictKeys) -> PostgresSession.Statement {
+        let log = SQL.qualified(schema, "entitystore_changes")
+        let others = "NOT (c.position = ANY($1::int8[]))"
+        var parameters: [PostgresParameter] = [.integers(Array(mine)), .integer(keys.bases.min() ?? position)]
+        let rows: String
+        let reusable = keys.ids.count <= Self.reusableRows
+        if reusable {
+            var tuples: [String] = []
+            for index in keys.ids.indices {
+                parameters += [.text(keys.tables[index]), .text(keys.ids[index]), .integer(keys.bases[index])]
+                let first = parameters.count - 2
+                tuples.append("($\(first)::text, $\(first + 1)::text, $\(first + 2)::int8)")
+            }
+            rows = "(VALUES \(tuples.joined(separator: ", ")))"
+        } else {
+            parameters += [.texts(keys.tables), .texts(keys.ids), .integers(keys.bases)]
+            rows = "unnest($3::text[], $4::text[], $5::int8[])"
+        }
+        return .init("""
+        SELECT c.table_name, c.row_id, max(c.position), min(p.b) FROM \(log) c \
+        JOIN \(rows) AS p(t, r, b) ON c.table_name = p.t AND c.row_id = p.r \
+        WHERE c.position > $2::int8 AND c.position > p.b AND \(others) \
         GROUP BY c.table_name, c.row_id ORDER BY 1, 2
-        """, [.texts(keys.tables), .texts(keys.ids), .integers(keys.bases), .integers(Array(mine)),
-              .integer(keys.bases.min() ?? position)])
+        """, parameters, reusable: reusable)
     }
 
     /// Writes one table's rows: new columns first, then the rows through a temporary
@@ -381,7 +408,7 @@ struct PushTransaction {
                 WITH up AS (INSERT INTO \(table) (\(targets.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \
                 ON CONFLICT ("id") DO UPDATE SET \(updates.joined(separator: ", ")) RETURNING (xmax = 0) AS inserted), \
                 \(counting("up WHERE inserted", sign: "+", name: binds.count))
-                """, binds)
+                """, binds, reusable: rows.count <= Self.reusableRows)
         } else if !rows.isEmpty {
             func columnName(_ position: Int) -> String { "entitystore_c\(position)" }
             var definitions = layout.columns.indices.map { "\(SQL.quote(columnName($0))) \(layout.sqlType($0))" }
@@ -413,7 +440,8 @@ struct PushTransaction {
             let list = bindIDs(removals, kind: layout.columns[0].kind ?? .string, into: &binds)
             binds.append(.text(batch.tableName))
             session.enqueue(
-                "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1), \(counting("d", sign: "-", name: binds.count))", binds)
+                "WITH d AS (DELETE FROM \(table) WHERE \"id\" = ANY(\(list)) RETURNING 1), \(counting("d", sign: "-", name: binds.count))", binds,
+                reusable: removals.count <= Self.reusableRows)
         }
         return rows.count + removals.count
     }
@@ -483,15 +511,15 @@ struct PullTransaction {
         let first: [PostgresRows]
         do {
             first = try session.execute(pipeline: [
-                ("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')", []),
-                ("""
+                .init("SELECT key, value FROM \(meta) WHERE key IN ('log_head', 'log_start')", reusable: true),
+                .init("""
                 SELECT table_name, row_id FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)\(onlyTables(3)) \
                 GROUP BY table_name, row_id HAVING NOT (max(position) = ANY($2::int8[]))
-                """, [.integer(position), .integers(Array(mine))] + (tables.map { [.texts($0)] } ?? [])),
-                (Self.layoutsSQL(
+                """, [.integer(position), .integers(Array(mine))] + (tables.map { [.texts($0)] } ?? []), reusable: true),
+                .init(Self.layoutsSQL(
                     schema: stored,
                     names: "SELECT DISTINCT table_name FROM \(log) WHERE position > $1::int8 AND position <= \(headValue)\(onlyTables(2))"),
-                 [.integer(position)] + (tables.map { [.texts($0)] } ?? [])),
+                 [.integer(position)] + (tables.map { [.texts($0)] } ?? []), reusable: true),
             ])
         } catch let error where ["42P01", "3F000"].contains(PostgresStoreError.sqlState(of: error)) {
             throw PostgresStoreError.notAStore(schema: stored, reason: "it has no entitystore_meta table")
@@ -545,8 +573,8 @@ struct PullTransaction {
 
     /// Fetches the rows of `fetches` in one round trip, with `COMMIT` if `commit`.
     private func fetch(_ fetches: [Fetch], _ session: PostgresSession, commit: Bool) throws -> [any PulledTable] {
-        var statements = fetches.map { (sql: $0.sql, parameters: $0.parameters) }
-        if commit { statements.append(("COMMIT", [])) }
+        var statements = fetches.map { PostgresSession.Statement($0.sql, $0.parameters, reusable: $0.reusable) }
+        if commit { statements.append(.init("COMMIT")) }
         guard !statements.isEmpty else { return [] }
         let results = try session.execute(pipeline: statements)
         return try zip(fetches, results).map { fetch, rows in try fetch.decode(rows) }
@@ -612,6 +640,9 @@ struct PullTransaction {
 private struct Fetch {
     let sql: String
     let parameters: [PostgresParameter]
+    /// Whether the statement is prepared: a few IDs, listed one by one, as a follower's
+    /// pulls of an interactive push read them.
+    let reusable: Bool
     let decode: (PostgresRows) throws -> any PulledTable
 
     init<T: TypedTable>(
@@ -622,14 +653,41 @@ private struct Fetch {
         let idValues = ids.map { text in
             EncodedValue(value: stored.idKind == .integer ? (Int64(text).map { .integer($0) } ?? .text(text)) : .text(text), kind: stored.idKind)
         }
-        let list = bindIDs(idValues, kind: stored.idKind, into: &binds)
+        // A few IDs one by one: the prepared statement then keeps one plan. Its text names
+        // the columns' kinds, so a column whose type changed gets a statement of its own
+        // (the server refuses to run a prepared statement whose result columns changed).
+        // (An integer ID that does not parse, which the change log cannot hold unless
+        // written by hand, goes through the array, which leaves it out.)
+        func integer(_ value: EncodedValue) -> Int64? {
+            if case let .integer(number) = value.value { return number } else { return Int64(idText(value)) }
+        }
+        reusable = idValues.count <= PushTransaction.reusableRows && (stored.idKind != .integer || idValues.allSatisfy { integer($0) != nil })
+        let list: String
+        if reusable {
+            list = idValues.map { value in
+                switch stored.idKind {
+                case .integer:
+                    binds.append(.integer(integer(value) ?? 0))
+                    return "$\(binds.count)::int8"
+                case .uuid:
+                    binds.append(.text(idText(value)))
+                    return "$\(binds.count)::text::uuid"
+                default:
+                    binds.append(.text(idText(value)))
+                    return "$\(binds.count)::text"
+                }
+            }.joined(separator: ", ")
+        } else {
+            list = "ANY(" + bindIDs(idValues, kind: stored.idKind, into: &binds) + ")"
+        }
         var filter = ""
         if let condition {
             let kind = condition.field == "id" ? stored.idKind : stored.columns.first(where: { $0.name == condition.field })?.kind
             guard let kind else { throw .invalidSelection("'\(stored.name).\(condition.field)' is not a stored column") }
             filter = " AND " + condition.sql(kind: kind, binds: &binds)
         }
-        sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" = ANY(\(list))\(filter)"
+        let kinds = reusable ? " /* kinds: \(([stored.idKind] + stored.columns.map(\.kind)).map(\.rawValue).joined(separator: ",")) */" : ""
+        sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" \(reusable ? "IN (\(list))" : "= \(list)")\(filter)\(kinds)"
         parameters = binds
         decode = { rows in try Self.decode(table, rows: rows, ids: ids, idValues: idValues, stored: stored, layout: layout) }
     }
