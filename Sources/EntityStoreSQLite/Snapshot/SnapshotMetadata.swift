@@ -51,11 +51,21 @@ public struct SnapshotMetadata: Sendable, Equatable {
 
 extension SnapshotMetadata {
     /// Reads and checks the metadata of an open snapshot.
-    static func read(_ connection: SQLiteConnection) throws(SnapshotError) -> SnapshotMetadata {
+    ///
+    /// `checkedVersion`: the format version a caller found when it checked the file's
+    /// identity and structure (`SnapshotIdentity`, `SnapshotStructure.checkFile`) on this
+    /// same connection, which has changed nothing since (no migration ran); those checks
+    /// are then not repeated. Nil to run them here.
+    static func read(_ connection: SQLiteConnection, checkedVersion: Int? = nil) throws(SnapshotError) -> SnapshotMetadata {
         let path = connection.path
         do {
-            let version = try SnapshotIdentity.check(connection)
-            try SnapshotStructure.checkFile(connection)
+            let version: Int
+            if let checkedVersion {
+                version = checkedVersion
+            } else {
+                version = try SnapshotIdentity.check(connection)
+                try SnapshotStructure.checkFile(connection)
+            }
             var facts: [String: String] = [:]
             for row in try connection.prepare("SELECT key, value FROM entitystore_meta").rows() {
                 if case let .text(key) = row[0], case let .text(value) = row[1] { facts[key] = value }

@@ -28,7 +28,8 @@ struct SnapshotReader {
         // Before any migration writes to it: a write would run the file's triggers.
         try SnapshotStructure.checkFile(connection)
         let storedAppVersion = try appSchemaVersion(connection)
-        if version < FormatMigrator.currentVersion || storedAppVersion < options.appSchemaVersion {
+        let migrates = version < FormatMigrator.currentVersion || storedAppVersion < options.appSchemaVersion
+        if migrates {
             if leavesFileUnchanged {
                 do { connection = try SQLiteConnection.privateCopy(of: connection) } catch { throw SnapshotError(error, path: path) }
             } else {
@@ -37,7 +38,8 @@ struct SnapshotReader {
             try FormatMigrator().migrate(connection)
             try AppMigrator(options: options).migrate(connection)
         }
-        let metadata = try SnapshotMetadata.read(connection)
+        // Unmigrated, the connection is the one just checked: no need to check it twice.
+        let metadata = try SnapshotMetadata.read(connection, checkedVersion: migrates ? nil : version)
         let acceptsNewer = options.acceptsNewerAppSchema || (isDynamic && options.appSchemaVersion == 0)
         if metadata.appSchemaVersion > options.appSchemaVersion, !acceptsNewer {
             throw .newerAppSchema(found: metadata.appSchemaVersion, supported: options.appSchemaVersion)

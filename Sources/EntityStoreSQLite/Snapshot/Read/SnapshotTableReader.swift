@@ -62,13 +62,15 @@ package struct SnapshotTableReader {
             let version = try SnapshotIdentity.check(connection)
             // Before the upgrade writes to the copy: a write would run the file's triggers.
             try SnapshotStructure.checkFile(connection)
-            if version < FormatMigrator.currentVersion {
+            let migrates = version < FormatMigrator.currentVersion
+            if migrates {
                 connection = try SQLiteConnection.privateCopy(of: connection)
                 try FormatMigrator().migrate(connection)
             }
             try connection.defineSwiftStringOrder()
             try connection.defineASCIITest()
-            self.metadata = try SnapshotMetadata.read(connection)
+            // Unmigrated, the connection is the one just checked: no need to check it twice.
+            self.metadata = try SnapshotMetadata.read(connection, checkedVersion: migrates ? nil : version)
             self.fileFormatVersion = version
             self.connection = connection
             self.path = path
