@@ -40,5 +40,38 @@ struct RowIndexLockTests {
         await holder.close()
         #expect(failures.isEmpty, "\(failures)")
     }
+    @Test("adding the row index to a store with a long change log neither fails pushes nor starts a build per retry")
+    func rowIndexOnLongLog() async throws {
+        var configured = try await TestServer.target("row_index_long")
+        configured.operationTimeout = .seconds(2)
+        let target = configured
+        defer { Task { await TestServer.drop(target) } }
+        let (a, syncA) = try await replica(target)
+        try a.write { tx in try tx[counters].insert(Counter(id: "a", value: 0)) }
+        try await syncA.push()
+        // A store made before the row index, whose log grew long (here by hand: two
+        // million changes to rows of another table, past the log's head).
+        let log = SQL.qualified(target.schema, "entitystore_changes")
+        _ = try await TestServer.rows(target, "DROP INDEX \(SQL.qualified(target.schema, MetadataTables.rowIndexName))")
+        var filler = target
+        filler.operationTimeout = .seconds(600)
+        _ = try await TestServer.rows(
+            filler, "INSERT INTO \(log) (position, table_name, row_id, origin) SELECT -g, 'elsewhere', g::text, 'old' FROM generate_series(1, 2000000) g")
+        // A replica started now pushes, retrying transient failures a few times.
+        let (c, syncC) = try await replica(target)
+        try c.write { tx in try tx[counters].insert(Counter(id: "c", value: 1)) }
+        var failures: [String] = []
+        for _ in 0..<3 {
+            do {
+                try await syncC.push()
+                break
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        let builds = try await TestServer.rows(
+            target, "SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SET LOCAL lock_timeout%' OR query LIKE 'CREATE INDEX IF NOT EXISTS%'")
+        #expect(failures.isEmpty, "failed attempts: \(failures); index builds running on the server: \(builds)")
+    }
 }
 #endif
