@@ -500,7 +500,10 @@ final class PostgresSession {
             markBroken()
             return lost(message)
         }
-        if state == "26000" || (state == "0A000" && message.contains("cached plan")) {
+        // The server function that refused a statement whose tables changed its result
+        // columns: its name, unlike the message, is the same in every language.
+        let staleResult = state == "0A000" && (field(es_pg_diag_source_function()) == "RevalidateCachedQuery" || message.contains("cached plan"))
+        if state == "26000" || staleResult {
             // A prepared statement that is gone, or whose tables now give other result
             // columns: a new connection prepares afresh; the caller retries as after any
             // lost connection.

@@ -291,11 +291,27 @@ enum MetadataTables {
     static let rowIndexName = "entitystore_changes_row"
 
     /// Creates the row index in a store made before it existed; O(1) when it exists, else
-    /// O(change log) once (the index build holds pushes off meanwhile).
-    static func ensureRowIndex(in schema: String, _ session: PostgresSession) throws {
+    /// O(change log) once, if the build ends within `buildLimit` (the build holds pushes
+    /// off meanwhile; a server backend goes on building after its client gave up, so the
+    /// server itself gives up at the limit).
+    /// - Throws: a server error when it gave up: a transaction writing the change log held
+    ///   it past ``rowIndexLockWait`` (the build's `SHARE` lock waits for every such
+    ///   transaction, and every push queues behind that wait), or the build outlasted
+    ///   `buildLimit` (a long log: the index is then for an administrator to create,
+    ///   `CONCURRENTLY`).
+    static func ensureRowIndex(in schema: String, buildLimit: Duration, _ session: PostgresSession) throws {
         let exists = try session.execute("SELECT to_regclass($1) IS NOT NULL", [.text(SQL.qualified(schema, rowIndexName))])
-        if exists.bool(0, 0) != true { try session.execute(rowIndexSQL(schema)) }
+        if exists.bool(0, 0) != true {
+            // One query: an implicit transaction, to which SET LOCAL is bounded.
+            try session.executeScript("""
+                SET LOCAL lock_timeout = '\(rowIndexLockWait.milliseconds)ms'; \
+                SET LOCAL statement_timeout = '\(max(1, buildLimit.milliseconds))ms'; \
+                \(rowIndexSQL(schema))
+                """)
+        }
     }
+
+    static let rowIndexLockWait: Duration = .milliseconds(200)
 
     /// Records one table's row, columns, indexes and relations.
     static func record(

@@ -167,7 +167,7 @@ public final class PostgresSync: Sendable {
         var position: Int64 = -1
         /// Positions of this replica's own pushes after `position`.
         var mine: Set<Int64> = []
-        /// Whether this sync made sure the change log has its row index (``MetadataTables/ensureRowIndex(in:_:)``).
+        /// Whether this sync made sure the change log has its row index (``MetadataTables/ensureRowIndex(in:buildLimit:_:)``).
         var rowIndexChecked = false
         /// IDs changed locally and not pushed, per table, each with the change-log
         /// position its local value is based on: a push conflicts on a row another process
@@ -399,13 +399,16 @@ public final class PostgresSync: Sendable {
 
     /// Once per sync, before its first push: a store created before the change log had its
     /// row index gets it, so that conflict checks stay O(rows pushed × log n). A server that
-    /// refuses (a role that may not create indexes) leaves it as it is: checks are then
+    /// refuses (a role that may not create indexes), a change log held by a writer, or a
+    /// build longer than half the operation timeout leave it as it is: checks are then
     /// O(changes since the replica's last pull), as before.
     private func ensureRowIndex() async throws(PostgresStoreError) {
         guard !shared.withLock({ $0.rowIndexChecked }) else { return }
         let schema = target.schema
         do {
-            try await withConnection(on: primary) { session in try MetadataTables.ensureRowIndex(in: schema, session) }
+            // Half the operation timeout: the push that waits for it still has the rest.
+            let limit = target.operationTimeout / 2
+            try await withConnection(on: primary) { session in try MetadataTables.ensureRowIndex(in: schema, buildLimit: limit, session) }
         } catch {
             if case .server = error {} else { throw error }
         }
