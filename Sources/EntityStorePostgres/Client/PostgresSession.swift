@@ -29,6 +29,11 @@ final class PostgresSession {
     private let preparesStatements: Bool
     /// The statements prepared on this connection: SQL text → name.
     private var prepared: [String: String] = [:]
+    /// The start of this connection's statement names: a pooler mistakenly set to share
+    /// server connections between transactions (not told with `pool_mode=transaction`)
+    /// then meets names that do not exist (which renews the connection), never another
+    /// client's statement under the same name.
+    private let namePrefix = "entitystore_" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "_"
     /// At most this many statements are prepared per connection (a bound on the server's
     /// memory); later reusable statements run unprepared.
     static let preparedLimit = 64
@@ -196,7 +201,7 @@ final class PostgresSession {
         for (statement, values) in zip(statements, texts) {
             var name = statement.reusable && preparesStatements ? prepared[statement.sql] ?? naming[statement.sql] : nil
             if name == nil && statement.reusable && preparesStatements && prepared.count + naming.count < Self.preparedLimit {
-                let fresh = "entitystore_\(prepared.count + naming.count)"
+                let fresh = namePrefix + String(prepared.count + naming.count)
                 guard PQsendPrepare(connection, fresh, statement.sql, Int32(values.count), nil) == 1 else { throw lost(connectionMessage()) }
                 naming[statement.sql] = fresh
                 commands.append((statement.sql, fresh))
