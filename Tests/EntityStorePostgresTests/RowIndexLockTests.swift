@@ -49,14 +49,15 @@ struct RowIndexLockTests {
         let (a, syncA) = try await replica(target)
         try a.write { tx in try tx[counters].insert(Counter(id: "a", value: 0)) }
         try await syncA.push()
-        // A store made before the row index, whose log grew long (here by hand: two
-        // million changes to rows of another table, past the log's head).
+        // A store made before the row index, whose log grew long (here by hand: a million
+        // changes to rows of another table, past the log's head: about 2.4 s to index here,
+        // longer than the operation timeout, and past the 1 s the build is allowed).
         let log = SQL.qualified(target.schema, "entitystore_changes")
         _ = try await TestServer.rows(target, "DROP INDEX \(SQL.qualified(target.schema, MetadataTables.rowIndexName))")
         var filler = target
         filler.operationTimeout = .seconds(600)
         _ = try await TestServer.rows(
-            filler, "INSERT INTO \(log) (position, table_name, row_id, origin) SELECT -g, 'elsewhere', g::text, 'old' FROM generate_series(1, 2000000) g")
+            filler, "INSERT INTO \(log) (position, table_name, row_id, origin) SELECT -g, 'elsewhere', g::text, 'old' FROM generate_series(1, 1000000) g")
         // A replica started now pushes, retrying transient failures a few times.
         let (c, syncC) = try await replica(target)
         try c.write { tx in try tx[counters].insert(Counter(id: "c", value: 1)) }
