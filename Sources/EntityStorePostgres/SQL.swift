@@ -6,18 +6,9 @@ import StoreCore
 
 /// SQL text building: identifiers are always quoted, values always bound.
 enum SQL {
-    /// `"name"` with embedded quotes doubled: any text is one identifier.
-    /// O(length), without Foundation: every statement of a push or a pull names its tables.
+    /// `"name"` with embedded quotes doubled: any text is one identifier. O(length).
     static func quote(_ identifier: String) -> String {
-        if !identifier.utf8.contains(UInt8(ascii: "\"")) { return "\"" + identifier + "\"" }
-        var quoted = "\""
-        quoted.reserveCapacity(identifier.utf8.count + 2)
-        for character in identifier.unicodeScalars {
-            if character == "\"" { quoted.unicodeScalars.append("\"") }
-            quoted.unicodeScalars.append(character)
-        }
-        quoted.unicodeScalars.append("\"")
-        return quoted
+        quoteIdentifier(identifier)
     }
 
     /// `"schema"."name"`.

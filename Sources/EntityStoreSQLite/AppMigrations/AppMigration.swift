@@ -1,3 +1,5 @@
+import EntityStoreCodec
+
 /// One forward-only step of an app's own schema, run on restore when the snapshot's app
 /// schema version is older: SQL, or a closure over the snapshot's database.
 ///

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// Format 2's code step: every column of kind `date` goes from REAL seconds since 1970 to

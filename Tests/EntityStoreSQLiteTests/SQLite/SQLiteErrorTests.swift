@@ -1,3 +1,4 @@
+import EntityStoreCodec
 import EntityStoreSQLite
 import Testing
 

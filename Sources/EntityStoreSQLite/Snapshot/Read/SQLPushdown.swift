@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// Says conditions on a snapshot table's fields in SQL, where SQL gives exactly the answer
 /// the in-memory query gives: the SQL a one-shot query (`entity-store query`) runs through

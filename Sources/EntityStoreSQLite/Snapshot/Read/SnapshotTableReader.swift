@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 
 /// Reads some rows of one table of a snapshot without restoring the store: what a
 /// one-shot query needs (a count, one record by id, the rows a condition selects) costs

@@ -1,4 +1,5 @@
 import EntityStore
+import EntityStoreCodec
 import Foundation
 
 /// Fills the `entitystore_*` metadata tables that describe a snapshot to readers that
