@@ -51,10 +51,24 @@ enum TestServer {
 
     /// Drops the target's schema.
     static func drop(_ target: PostgresTarget) async {
+        waitsForDropsAtExit
+        dropsInFlight.enter()
+        defer { dropsInFlight.leave() }
         _ = try? await target.withSession { session in
             try session.execute("DROP SCHEMA IF EXISTS \(SQL.quote(target.schema)) CASCADE")
         }
     }
+
+    /// The drops still running (tests start them as they end, in tasks of their own).
+    static let dropsInFlight = DispatchGroup()
+
+    /// At exit, waits (at most 10 s) for the drops still running: exit tears down the TLS
+    /// library (OpenSSL's exit handler), and a drop connecting meanwhile would crash the
+    /// process after its tests passed. Registered after the first connection, so it runs
+    /// before OpenSSL's handler (exit handlers run last registered first).
+    private static let waitsForDropsAtExit: Void = {
+        atexit { _ = TestServer.dropsInFlight.wait(timeout: .now() + 10) }
+    }()
 
     /// The rows of a query, as text.
     static func rows(_ target: PostgresTarget, _ sql: String, _ parameters: [PostgresParameter] = []) async throws -> [[String?]] {

@@ -35,13 +35,22 @@ final class PostgresConnection: Sendable {
     deinit {
         let session = self.session
         let wake = self.wake
+        let finished = DispatchSemaphore(value: 0)
         thread.enqueue {
             session.value?.finish()
             session.value = nil
             Glibc.close(wake.read)
             Glibc.close(wake.write)
+            finished.signal()
         }
         thread.stop()
+        // (Never on the connection's own thread, which runs the job after this returns.)
+        guard !thread.isCurrent else { return }
+        // Waits for the goodbye (libpq's terminate message, and TLS's close, on a socket
+        // that never blocks; no call of this connection runs any more): a process that
+        // drops its last connection and then exits must not tear down the TLS library
+        // while this thread still uses it (a crash at exit).
+        finished.wait()
     }
 
     /// Connects to `target` (libpq's `PQconnectdbParams`, bounded by its
@@ -187,6 +196,8 @@ final class ConnectionThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var stopped = false
+    /// The thread's `pthread_t`, set as it starts (under `condition`).
+    private var running: pthread_t?
 
     init(name: String) {
         let thread = Thread { [self] in loop() }
@@ -197,6 +208,9 @@ final class ConnectionThread: @unchecked Sendable {
     }
 
     private func loop() {
+        condition.lock()
+        running = pthread_self()
+        condition.unlock()
         while true {
             condition.lock()
             while jobs.isEmpty && !stopped { condition.wait() }
@@ -208,6 +222,13 @@ final class ConnectionThread: @unchecked Sendable {
             condition.unlock()
             job()
         }
+    }
+
+    /// Whether the caller runs on this thread.
+    var isCurrent: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return running.map { pthread_equal($0, pthread_self()) != 0 } ?? false
     }
 
     /// Queues `job`. O(1) amortized.
