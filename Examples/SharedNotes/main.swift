@@ -1,6 +1,8 @@
 // shared-notes: several processes sharing one store through PostgreSQL.
 //
-//   shared-notes watch URL              print the notes as they change, until killed
+//   shared-notes watch URL [--read URL2] [--latency]
+//                                       print the notes as they change, until killed
+//                                       (--read: load and pull from URL2, a hot standby)
 //   shared-notes add URL TEXT           add a note (pushed at once)
 //   shared-notes increment URL ID N [--follow]
 //                                       increment counter ID N times, losing no update
@@ -57,11 +59,14 @@ func target(_ url: String) -> PostgresTarget {
     }
 }
 
-/// A store joined to the database: loaded from it, or written there first.
-func joined(_ url: String) async -> (EntityStore, PostgresSync) {
+/// A store joined to the database: loaded from it (or from `readURL`, a standby), or
+/// written there first.
+func joined(_ url: String, readingFrom readURL: String? = nil) async -> (EntityStore, PostgresSync) {
     do {
         let store = try EntityStore { notes; tallies }
-        let sync = PostgresSync(store: store, target: target(url))
+        var options = PostgresSync.Options()
+        options.readTarget = readURL.map(target)
+        let sync = PostgresSync(store: store, target: target(url), options: options)
         try await sync.open()
         return (store, sync)
     } catch {
@@ -73,9 +78,21 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let author = ProcessInfo.processInfo.hostName + "/" + String(ProcessInfo.processInfo.processIdentifier)
 
 switch (arguments.first, arguments.count) {
-case ("watch", 2), ("watch", 3):
-    let (store, sync) = await joined(arguments[1])
-    let latency = arguments.count == 3 && arguments[2] == "--latency"
+case ("watch", 2...5):
+    var options = arguments.dropFirst(2)
+    var readURL: String?
+    var latencyAsked = false
+    while let option = options.popFirst() {
+        switch option {
+        case "--latency": latencyAsked = true
+        case "--read":
+            guard let url = options.popFirst() else { fail("--read needs a URL") }
+            readURL = url
+        default: fail("unknown option \(option)")
+        }
+    }
+    let latency = latencyAsked
+    let (store, sync) = await joined(arguments[1], readingFrom: readURL)
     let all = store.live(LiveQuery(notes).sorted(by: \.written))
     say("watching \(all.value.count) notes")
     let watching = all.observe { update in

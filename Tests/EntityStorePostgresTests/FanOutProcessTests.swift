@@ -6,27 +6,31 @@ import Testing
 
 /// The fan-out deployment of docs/Scaling.md, scaled down to run in every test run:
 /// replica processes following one store through pgbouncer in transaction pooling mode
-/// (they poll) and directly (they listen), two writer processes pushing through the pooler.
+/// (they poll) and directly (they listen), some loading and pulling from a hot standby,
+/// two writer processes pushing through the pooler.
 /// The benchmark (`entity-store-bench --only fanout`) measures the same with 32 replicas.
 @Suite(.enabled(if: TestServer.enabled, postgresSkipNote), .threadsOfItsOwn)
 struct FanOutProcessTests {
-    @Test("replica processes, polling through pgbouncer or listening directly, each see every note two writer processes push through the pooler")
+    @Test("replica processes, polling through pgbouncer or listening directly, some reading from a standby, each see every note two writer processes push through the pooler")
     func everyReplicaSeesEveryPush() async throws {
         guard TestClusters.pgbouncerEnabled else { return }
         let primaryURL = try await TestClusters.primaryURL()
         let bouncerURL = try await TestClusters.bouncer.url()
+        let standbyURL = try await TestClusters.standby.url()
         let schema = "fanout_\(UInt32.random(in: 0...UInt32.max))"
         let direct = try PostgresTarget(url: primaryURL, schema: schema)
         defer { Task { await TestServer.drop(direct) } }
         let pooledURL = bouncerURL + "?pool_mode=transaction&schema=" + schema
         let directURL = primaryURL + (primaryURL.contains("?") ? "&" : "?") + "schema=" + schema
+        let standbyReads = ["--read", standbyURL + (standbyURL.contains("?") ? "&" : "?") + "schema=" + schema]
         let notes = try product("shared-notes")
         // The first replica creates the store; the others load it.
         var replicas = [try Child(notes, ["watch", directURL])]
         defer { for replica in replicas { replica.kill(SIGKILL) } }
         #expect(try await replicas[0].waitFor("watching"))
-        for index in 1..<6 {
-            replicas.append(try Child(notes, ["watch", index % 2 == 0 ? directURL : pooledURL]))
+        // Polling through the pooler, listening directly; each also reading from the standby.
+        for (url, reads) in [(pooledURL, false), (directURL, false), (pooledURL, false), (pooledURL, true), (directURL, true)] {
+            replicas.append(try Child(notes, ["watch", url] + (reads ? standbyReads : [])))
         }
         for replica in replicas { #expect(try await replica.waitFor("watching"), "\(replica.text)") }
         let rounds = 15
