@@ -49,8 +49,12 @@ enum TestServer {
         try PostgresTarget(url: try await url(), schema: "\(prefix)_\(UInt32.random(in: 0...UInt32.max))")
     }
 
-    /// Drops the target's schema.
+    /// Drops the target's schema on a server of the user's (`ENTITYSTORE_POSTGRES_URL`).
+    /// The run's throwaway cluster is removed whole at its end: its schemas are left, and
+    /// no connection opens while the process exits (a crash in libpq, seen after runs that
+    /// had passed).
     static func drop(_ target: PostgresTarget) async {
+        guard configuredURL != nil else { return }
         waitsForDropsAtExit
         dropsInFlight.enter()
         defer { dropsInFlight.leave() }

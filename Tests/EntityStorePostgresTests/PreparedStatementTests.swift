@@ -185,12 +185,6 @@ struct PreparedStatementTests {
         _ = try await TestServer.rows(target, "CREATE ROLE \(role) LOGIN PASSWORD 'writer'")
         _ = try await TestServer.rows(target, "GRANT USAGE ON SCHEMA \(schema) TO \(role)")
         _ = try await TestServer.rows(target, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(schema) TO \(role)")
-        defer {
-            Task {
-                _ = try? await TestServer.rows(target, "DROP OWNED BY \(role)")
-                _ = try? await TestServer.rows(target, "DROP ROLE \(role)")
-            }
-        }
         var limited = target
         limited.username = role
         limited.password = "writer"
@@ -216,6 +210,10 @@ struct PreparedStatementTests {
             refused = conflicts.map(\.id)
         }
         #expect(refused == ["b"])
+        // Awaited here, not left to a task that could still connect as the process exits.
+        await syncB.close()
+        _ = try await TestServer.rows(target, "DROP OWNED BY \(role)")
+        _ = try await TestServer.rows(target, "DROP ROLE \(role)")
     }
 }
 #endif
