@@ -508,10 +508,10 @@ final class PostgresSession {
         // The server function that refused a statement whose tables changed its result
         // columns: its name, unlike the message, is the same in every language.
         let staleResult = state == "0A000" && (field(es_pg_diag_source_function()) == "RevalidateCachedQuery" || message.contains("cached plan"))
-        if state == "26000" || staleResult {
-            // A prepared statement that is gone, or whose tables now give other result
-            // columns: a new connection prepares afresh; the caller retries as after any
-            // lost connection.
+        if state == "26000" || state == "42P05" || staleResult {
+            // A prepared statement that is gone, a name this connection took for free that
+            // is not, or a statement whose tables now give other result columns: a new
+            // connection prepares afresh; the caller retries as after any lost connection.
             return lost("a prepared statement no longer fits the server (\(PostgresStoreError.oneLine(message))); the connection is renewed")
         }
         return PostgresStoreError.server(message: PostgresStoreError.oneLine(message), sqlState: state)
