@@ -31,6 +31,21 @@ struct StressTests {
         let groups = Lock<[(author: Int, query: DerivedQuery<LiveRows<Book>>)]>([])
         let stop = Lock(false)
 
+        // The threads other than the writers act once per revision the writers publish:
+        // spinning instead made their work grow with the writers' time (on a busy machine,
+        // tens of thousands of derived queries and saves, and a minute of both cores).
+        @Sendable func nextRevision(after seen: inout UInt64) -> Bool {
+            while !stop.withLock({ $0 }) {
+                let revision = store.revision
+                if revision != seen {
+                    seen = revision
+                    return true
+                }
+                Thread.sleep(forTimeInterval: 0.0005)
+            }
+            return false
+        }
+
         var threads: [Thread] = []
         let finished = DispatchGroup()
         func spawn(_ body: @escaping @Sendable () -> Void) {
@@ -53,7 +68,8 @@ struct StressTests {
         }
         spawn {
             // The saver: each save read back at once, before the next one changes the file.
-            while !stop.withLock({ $0 }) {
+            var seen: UInt64 = 0
+            while nextRevision(after: &seen) {
                 do {
                     let summary = try file.save()
                     let restored = try EntityState.readSnapshot(from: summary.path, schema: store.schema)
@@ -65,7 +81,8 @@ struct StressTests {
         }
         spawn {
             var round = 0
-            while !stop.withLock({ $0 }) {
+            var seen: UInt64 = 0
+            while nextRevision(after: &seen) {
                 round += 1
                 let path = directory.appendingPathComponent("snapshot-\(round % 3).sqlite").path
                 do {
@@ -79,7 +96,8 @@ struct StressTests {
         }
         spawn {
             var random = SplitMix64(seed: seed)
-            while !stop.withLock({ $0 }) {
+            var seen: UInt64 = 0
+            while nextRevision(after: &seen) {
                 let id = random.next() % 2 == 0 ? "b\(1 + random.next() % 40)" : "n\(random.next() % 3 * 10_000 + random.next() % 200)"
                 let query = store.derived(books, id: id)
                 let seen = Seen<Book?>()
@@ -89,11 +107,11 @@ struct StressTests {
                 let author = Int(random.next() % 6) + 1
                 let group = store.derived(books, where: \.authorID, equals: author)
                 groups.withLock { $0.append((author, group)) }
-                Thread.sleep(forTimeInterval: 0.001)
             }
         }
         spawn {
-            while !stop.withLock({ $0 }) {
+            var seen: UInt64 = 0
+            while nextRevision(after: &seen) {
                 let state = store.state
                 let violations = state.invariantViolations()
                 if !violations.isEmpty { problems.withLock { $0.append("invariants at \(state.revision): \(violations)") } }
