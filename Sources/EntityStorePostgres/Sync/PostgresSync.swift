@@ -553,6 +553,8 @@ public final class PostgresSync: Sendable {
         guard options.reloadsOnNewServer, shared.withLock({ $0.position }) >= 0 else { return false }
         _ = try await link.connection()
         guard link.takeServerChange() else { return false }
+        // Another server's store may lack the change log's row index: look again.
+        shared.withLock { $0.rowIndexChecked = false }
         _ = try await reload(reason: "a new connection reached another server, or a restarted one (a failover or a restart), which may lack changes the old one acknowledged")
         return true
     }
