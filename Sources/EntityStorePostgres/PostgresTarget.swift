@@ -99,6 +99,10 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     /// Bytes of rows per `COPY` message of a snapshot (1 MiB). Tests lower it to cross
     /// message boundaries with a few thousand rows instead of tens of thousands.
     var bytesPerCopyMessage = PostgresSnapshotWriter.bytesPerMessage
+    /// How long a sync's build of the change log's row index may take (half the operation
+    /// timeout when nil). Tests shorten it to outlast it with a log of moderate length, with
+    /// an operation timeout no loaded machine reaches.
+    var rowIndexBuildLimit: Duration?
 
     /// Every server, in the order connections try them: ``host``:``port``, then ``fallbackHosts``.
     public var endpoints: [Endpoint] { [Endpoint(host: host, port: port)] + fallbackHosts }

@@ -407,7 +407,7 @@ public final class PostgresSync: Sendable {
         let schema = target.schema
         do {
             // Half the operation timeout: the push that waits for it still has the rest.
-            let limit = target.operationTimeout / 2
+            let limit = target.rowIndexBuildLimit ?? target.operationTimeout / 2
             try await withConnection(on: primary) { session in try MetadataTables.ensureRowIndex(in: schema, buildLimit: limit, session) }
         } catch {
             if case .server = error {} else { throw error }
