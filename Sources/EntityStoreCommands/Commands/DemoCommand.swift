@@ -50,22 +50,22 @@ public struct DemoCommand: ParsableCommand {
                 try tx[D.reviews].insert(contentsOf: data.reviews)
             }
         }
-        print("Loaded \(total) entities (\(data.authors.count) authors, \(data.books.count) books, \(data.reviews.count) reviews) in one transaction: \(format(loadTime)), \(rate(total, loadTime)) entities/s")
+        CommandOutput.print("Loaded \(total) entities (\(data.authors.count) authors, \(data.books.count) books, \(data.reviews.count) reviews) in one transaction: \(format(loadTime)), \(rate(total, loadTime)) entities/s")
 
         let state = store.state
         let author = data.books[0].authorID
         var byAuthor: [D.Book] = []
         let groupedTime = clock.measure { byAuthor = state[D.books].filter(\.authorID, equals: author) }
-        print("Grouped index: author \(author) has \(byAuthor.count) books (\(format(groupedTime)))")
+        CommandOutput.print("Grouped index: author \(author) has \(byAuthor.count) books (\(format(groupedTime)))")
         let isbn = data.books[data.books.count / 2].isbn
         var found: D.Book?
         let uniqueTime = clock.measure { found = state[D.books].first(where: \.isbn, equals: isbn) }
-        print("Unique index: ISBN \(isbn) is \"\(found?.title ?? "missing")\" (\(format(uniqueTime)))")
+        CommandOutput.print("Unique index: ISBN \(isbn) is \"\(found?.title ?? "missing")\" (\(format(uniqueTime)))")
         var top: [D.Book] = []
         let topTime = clock.measure { top = state[D.books].sorted(by: \.rating, descending: true, limit: 3) }
-        print("Ordered index: top 3 by rating \(top.map { "\($0.id) (\($0.rating))" }.joined(separator: ", ")) (\(format(topTime)))")
+        CommandOutput.print("Ordered index: top 3 by rating \(top.map { "\($0.id) (\($0.rating))" }.joined(separator: ", ")) (\(format(topTime)))")
         let nineties = state[D.books].query().where(\.year, in: 1990..<2000)
-        print("Range query: \(nineties.count) books from the 1990s via \(nineties.plan)")
+        CommandOutput.print("Range query: \(nineties.count) books from the 1990s via \(nineties.plan)")
 
         // Derived queries: one per book, each woken only by its own entity.
         let watched = min(data.books.count, 100_000)
@@ -77,7 +77,7 @@ public struct DemoCommand: ParsableCommand {
             try store.write("rate") { tx in _ = try tx[D.books].update(data.books[0].id) { $0.rating = 5 } }
         }
         let woken = derived.reduce(0) { $0 + $1.recomputations }
-        print("Derived: \(watched) live derived queries; one update (\(format(updateTime))) woke \(woken) of them, notified \(notified.load(ordering: .relaxed)) observer")
+        CommandOutput.print("Derived: \(watched) live derived queries; one update (\(format(updateTime))) woke \(woken) of them, notified \(notified.load(ordering: .relaxed)) observer")
         observation.cancel()
 
         // Snapshot to SQLite while the store is live, restore into a fresh store, compare.
@@ -100,22 +100,22 @@ public struct DemoCommand: ParsableCommand {
         let original = store.state, copy = restored.state
         let equal = Self.equal(original[D.authors], copy[D.authors]) && Self.equal(original[D.books], copy[D.books])
             && Self.equal(original[D.reviews], copy[D.reviews])
-        print("Restore: \(read.rowCount) rows in \(format(read.duration)), \(rate(read.rowCount, read.duration)) rows/s, indexes rebuilt; restored store \(equal ? "equals" : "DIFFERS FROM") the original")
+        CommandOutput.print("Restore: \(read.rowCount) rows in \(format(read.duration)), \(rate(read.rowCount, read.duration)) rows/s, indexes rebuilt; restored store \(equal ? "equals" : "DIFFERS FROM") the original")
         let report = Snapshot.verify(at: path)
-        print("Verify: \(report.isSound ? "the snapshot is sound" : report.problems.joined(separator: "; "))")
+        CommandOutput.print("Verify: \(report.isSound ? "the snapshot is sound" : report.problems.joined(separator: "; "))")
 
         let reviewsBefore = store.state[D.reviews].count
         let deleteTime = try clock.measure {
             try store.write("delete author") { tx in _ = try tx[D.authors].remove(author) }
         }
         let after = store.state
-        print("Cascade: deleting author \(author) removed \(byAuthor.count) books and \(reviewsBefore - after[D.reviews].count) reviews (\(format(deleteTime))); the author's derived book list now has \(authorBooks.value.count)")
+        CommandOutput.print("Cascade: deleting author \(author) removed \(byAuthor.count) books and \(reviewsBefore - after[D.reviews].count) reviews (\(format(deleteTime))); the author's derived book list now has \(authorBooks.value.count)")
         let problems = after.invariantViolations() + copy.invariantViolations()
-        print(problems.isEmpty ? "Invariants: all indexes agree with their tables." : "Invariants: \(problems.count) problems: \(problems.prefix(3))")
+        CommandOutput.print(problems.isEmpty ? "Invariants: all indexes agree with their tables." : "Invariants: \(problems.count) problems: \(problems.prefix(3))")
         guard problems.isEmpty, equal, report.isSound else { throw CommandFailure("the demo found a problem (see above)") }
-        print("Summary: \(total) entities, load \(rate(total, loadTime)) entities/s, snapshot \(written.fileSize / 1024) KiB at \(rate(written.rowCount, written.duration)) rows/s, restore \(rate(read.rowCount, read.duration)) rows/s")
+        CommandOutput.print("Summary: \(total) entities, load \(rate(total, loadTime)) entities/s, snapshot \(written.fileSize / 1024) KiB at \(rate(written.rowCount, written.duration)) rows/s, restore \(rate(read.rowCount, read.duration)) rows/s")
         #if DEBUG
-        print("(This is a debug build; `swift run -c release entity-store demo` shows representative speed.)")
+        CommandOutput.print("(This is a debug build; `swift run -c release entity-store demo` shows representative speed.)")
         #endif
     }
 

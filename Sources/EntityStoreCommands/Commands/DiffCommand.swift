@@ -60,7 +60,7 @@ public struct DiffCommand: ParsableCommand {
                     "changed": .array(diff.changed.map(\.jsonValue)),
                 ])
             }
-            print(JSONValue.object(["tables": .object(tables)]).serialized(sortedKeys: true, pretty: true))
+            CommandOutput.print(JSONValue.object(["tables": .object(tables)]).serialized(sortedKeys: true, pretty: true))
             return
         }
         var any = false
@@ -71,6 +71,6 @@ public struct DiffCommand: ParsableCommand {
             if !diff.removed.isEmpty { printEscaped("  removed: \(diff.removed.map(\.description).joined(separator: " "))") }
             if !diff.changed.isEmpty { printEscaped("  changed: \(diff.changed.map(\.description).joined(separator: " "))") }
         }
-        if !any { print("no differences") }
+        if !any { CommandOutput.print("no differences") }
     }
 }

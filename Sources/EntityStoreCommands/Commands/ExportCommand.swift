@@ -94,7 +94,11 @@ public struct ExportCommand: ParsableCommand {
             if let output {
                 try OutputFile.write(Data(text.utf8), to: output, force: force)
             } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                do {
+                    try CommandOutput.writeOutput(Data(text.utf8))
+                } catch {
+                    throw CommandFailure("cannot write to standard output: \(error)")
+                }
             }
         case .ndjson, .csv:
             guard let output else { return }

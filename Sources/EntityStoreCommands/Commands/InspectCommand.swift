@@ -33,7 +33,7 @@ public struct InspectCommand: ParsableCommand {
         let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
         let size = ((try? FileManager.default.attributesOfItem(atPath: snapshot))?[.size] as? NSNumber)?.intValue ?? 0
         if json {
-            print(Self.json(metadata, path: snapshot, size: size).serialized(sortedKeys: true, pretty: true))
+            CommandOutput.print(Self.json(metadata, path: snapshot, size: size).serialized(sortedKeys: true, pretty: true))
             return
         }
         printEscaped("\(snapshot): \(size) bytes, format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion)")

@@ -181,7 +181,7 @@ extension InspectCommand {
                     ])
                 }),
             ])
-            print(value.serialized(sortedKeys: true, pretty: true))
+            CommandOutput.print(value.serialized(sortedKeys: true, pretty: true))
             return
         }
         // A snapshot starts the log afresh (log_start = head): no position to show yet.

@@ -129,7 +129,7 @@ public struct QueryCommand: ParsableCommand {
             throw error
         }
         let store = try restoreDynamic(snapshot, quiet: quiet)
-        print(try request.answer(in: store.state), terminator: "")
+        CommandOutput.print(try request.answer(in: store.state), terminator: "")
     }
 
     /// The query these options ask, checked against the table's fields in `metadata`;

@@ -45,7 +45,7 @@ public struct ShellCommand: ParsableCommand {
             switch first {
             case "quit", "exit", ".quit", "\\q": return
             case "help", "?", ".help":
-                print(Self.helpMessage(), terminator: "")
+                CommandOutput.print(Self.helpMessage(), terminator: "")
                 continue
             case "tables", ".tables":
                 for table in metadata.tables {
@@ -61,7 +61,7 @@ public struct ShellCommand: ParsableCommand {
                 let command = try QueryCommand.parse([snapshot] + arguments)
                 let request = try command.request(metadata: metadata)
                 let answer = try request.answer(in: store.state)
-                print(answer, terminator: "")
+                CommandOutput.print(answer, terminator: "")
                 print("(\(Self.format(ContinuousClock.now - clock)))", to: &standardError)
             } catch let failure as CommandFailure {
                 print("error: \(failure.message)", to: &standardError)

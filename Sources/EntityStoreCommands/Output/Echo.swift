@@ -86,5 +86,5 @@ enum Echo {
 /// ``Redaction``) and its control characters escaped (see ``Echo/escaped(_:)``): for
 /// lines that hold paths, URLs, names or values from the input.
 func printEscaped(_ line: String) {
-    print(Echo.escaped(Redaction.redacted(line)))
+    CommandOutput.print(Echo.escaped(Redaction.redacted(line)))
 }

@@ -15,7 +15,7 @@ final class ProgressBar: Sendable {
 
     init(_ label: String, quiet: Bool) {
         self.label = label
-        self.enabled = !quiet && isatty(STDERR_FILENO) != 0
+        self.enabled = !quiet && CommandOutput.isTerminal(STDERR_FILENO)
     }
 
     /// Shows `done` of `total`; redraws at most ten times a second.
@@ -33,12 +33,12 @@ final class ProgressBar: Sendable {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(Int(fraction * 100))% \(done)/\(total)".utf8))
+        CommandOutput.writeError("\r\(label) [\(bar)] \(Int(fraction * 100))% \(done)/\(total)")
     }
 
     /// Ends the bar's line.
     func finish() {
         guard enabled, state.withLock({ $0.lastDraw != nil }) else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
+        CommandOutput.writeError("\n")
     }
 }

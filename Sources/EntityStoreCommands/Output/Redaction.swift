@@ -34,7 +34,13 @@ enum Redaction {
             .replacing(#/(?i)(password\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s&#]*?(?=['"]?(?:[\s&#]|$)))/#) { $0.output.1 + mask }
     }
 
-    private static let argumentCredentials = credentials(in: CommandLine.arguments)
+    private static let processCredentials = credentials(in: CommandLine.arguments)
+
+    /// The credentials typed in the arguments of the run printing: the process's, or those
+    /// of a command run inside a program (``CommandOutput``).
+    private static var argumentCredentials: [(shown: String, hidden: String)] {
+        CommandOutput.runArguments.map { credentials(in: $0) } ?? processCredentials
+    }
 
     /// Each credential of `arguments` as typed, and hidden. An argument is one word
     /// whatever it holds, so there a password may hold spaces: it runs to the last `@`

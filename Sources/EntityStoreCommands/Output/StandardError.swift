@@ -7,6 +7,6 @@ struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         let text = Redaction.redacted(string).split(separator: "\n", omittingEmptySubsequences: false)
             .map { Echo.escaped(String($0)) }.joined(separator: "\n")
-        FileHandle.standardError.write(Data(text.utf8))
+        CommandOutput.writeError(text)
     }
 }

@@ -21,7 +21,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case csv
 
     /// `table` when standard output is a terminal, else `ndjson`.
-    static var automatic: OutputFormat { isatty(STDOUT_FILENO) == 1 ? .table : .ndjson }
+    static var automatic: OutputFormat { CommandOutput.isTerminal(STDOUT_FILENO) ? .table : .ndjson }
 }
 
 /// Prints rows (records, or group-by results) with their fields in a fixed order.

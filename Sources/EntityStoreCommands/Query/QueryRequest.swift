@@ -298,19 +298,10 @@ struct StandardOutput: AnswerOutput {
     mutating func flush() throws {
         guard !buffer.isEmpty else { return }
         defer { buffer = "" }
-        let failure = buffer.withUTF8 { bytes -> SystemError? in
-            guard let base = bytes.baseAddress else { return nil }
-            var offset = 0
-            while offset < bytes.count {
-                let written = Foundation.write(STDOUT_FILENO, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return SystemError()
-                }
-                offset += written
-            }
-            return nil
+        do {
+            try CommandOutput.writeOutput(Data(buffer.utf8))
+        } catch {
+            throw CommandFailure("cannot write to standard output: \(error)")
         }
-        if let failure { throw CommandFailure("cannot write to standard output: \(failure)") }
     }
 }

@@ -14,7 +14,7 @@ final class TerminalLineReader {
     private let prompt: String
     private let historyFile: String?
     private var editor: LineEditor
-    private let isTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    private let isTerminal = isatty(STDIN_FILENO) == 1 && CommandOutput.isTerminal(STDOUT_FILENO)
     private static let historyLimit = 1_000
 
     /// A reader showing `prompt`, keeping its history in `historyFile` (when given).
@@ -71,7 +71,7 @@ final class TerminalLineReader {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        CommandOutput.print(text, terminator: "")
     }
 
     /// Appends a submitted line to the history file (best effort: history is a comfort).

@@ -1,5 +1,8 @@
 import EntityStore
+import EntityStoreCommands
+import EntityStoreTestSupport
 import Foundation
+@testable import entity_store
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -46,6 +49,37 @@ enum Tool {
     }()
 
     static var entityStore: URL { productsDirectory.appendingPathComponent("entity-store") }
+
+    /// Whether `run` may run `arguments` inside this process (see ``run(_:stdin:executable:in:environment:)``).
+    static func runsInProcess(_ arguments: [String]) -> Bool {
+        guard !alwaysStartsProcesses, let command = arguments.first,
+              ["import", "export", "inspect", "verify", "query", "diff", "migrate", "fixture"].contains(command)
+        else { return false }
+        // Help is laid out for the terminal's width; a URL is a PostgreSQL store; replacing
+        // a file narrows the process's umask while it writes, which other tests would see.
+        return !arguments.contains {
+            $0 == "--help" || $0 == "-h" || $0 == "--version" || $0 == "help" || $0 == "--force" || $0.contains("://")
+        }
+    }
+
+    private static let alwaysStartsProcesses = Soak.isOn || ProcessInfo.processInfo.environment["ENTITYSTORE_TEST_PROCESSES"] == "1"
+
+    /// Runs the tool's command for `arguments` inside this process, on a thread of its own
+    /// with a main thread's stack.
+    static func runInProcess(_ arguments: [String]) -> RunResult {
+        let result = Mutex<CapturedRun?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let run = EntityStoreTool.runCapturingOutput(arguments)
+            result.withLock { $0 = run }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        done.wait()
+        let run = result.withLock { $0 }!
+        return RunResult(status: run.status, stdout: String(decoding: run.output, as: UTF8.self), stderr: String(decoding: run.error, as: UTF8.self))
+    }
     static var bookshelf: URL { productsDirectory.appendingPathComponent("bookshelf") }
 }
 
@@ -127,10 +161,20 @@ func start(
 }
 
 /// Runs `entity-store` (or another executable) to completion.
+///
+/// A command that needs nothing of a process of its own (no standard input, working
+/// directory, environment, terminal width, or PostgreSQL connection) runs inside this
+/// process, as the tool's `main` would run it, its output captured: the same parser,
+/// command, messages and exit status, without the tool's start-up of a few tens of
+/// milliseconds of debug-build linking, hundreds of times per run. A soak run
+/// (``Soak/isOn``) or `ENTITYSTORE_TEST_PROCESSES=1` starts the built tool for every one.
 func run(
     _ arguments: [String], stdin: Data? = nil, executable: URL = Tool.entityStore, in directory: URL? = nil,
     environment: [String: String] = [:]
 ) -> RunResult {
+    if executable == Tool.entityStore, stdin == nil, directory == nil, environment.isEmpty, Tool.runsInProcess(arguments) {
+        return Tool.runInProcess(arguments)
+    }
     do {
         return try start(executable, arguments, stdin: stdin, in: directory, environment: environment).finish()
     } catch {
