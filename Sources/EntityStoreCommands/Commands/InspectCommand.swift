@@ -54,7 +54,7 @@ public struct InspectCommand: ParsableCommand {
     /// The `--json` shape: `{"path", "size", "formatVersion", "appSchemaVersion", "tables": [{"name",
     /// "entityType", "idKind", "rows", "columns": [{"name", "kind", "nullable"}], "indexes": [{"name",
     /// "kind", "field"}], "relations": [{"field", "target", "onDelete"}]}]}`.
-    static func json(_ metadata: SnapshotMetadata, path: String, size: Int) -> JSONValue {
+    static func json(_ metadata: StoreMetadata, path: String, size: Int) -> JSONValue {
         .object([
             "path": .string(Redaction.redacted(path)),
             "size": .integer(Int64(size)),

@@ -15,7 +15,7 @@ struct TableFields {
 
     /// The fields of `table` in `metadata`.
     /// - Throws: ``CommandFailure`` naming the snapshot's tables when it has no such table.
-    init(_ table: String, in metadata: SnapshotMetadata, snapshot: String) throws {
+    init(_ table: String, in metadata: StoreMetadata, snapshot: String) throws {
         guard let stored = metadata.table(named: table) else {
             let tables = metadata.tables.map { Echo.name($0.name) }.joined(separator: ", ")
             throw CommandFailure("\(snapshot): no table \(Echo.name(table)) (tables: \(tables.isEmpty ? "none" : tables))")
