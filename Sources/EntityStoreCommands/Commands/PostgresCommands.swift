@@ -190,7 +190,7 @@ extension InspectCommand {
         printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), \(log)")
         for table in metadata.tables {
             printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
-            for column in table.columns { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }
+            for column in table.columns where column.name != "id" { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }
             for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
             for relation in table.relations {
                 printEscaped("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
