@@ -161,41 +161,18 @@ extension InspectCommand {
         let target = try options.target(url)
         let metadata = try runAsync { try await PostgresStore.metadata(of: target) }
         if json {
-            let value: JSONValue = .object([
-                "target": .string(target.description),
-                "schema": .string(metadata.schema),
-                "formatVersion": .integer(Int64(metadata.formatVersion)),
-                "appSchemaVersion": .integer(Int64(metadata.appSchemaVersion)),
-                "position": .integer(metadata.head),
-                "logStart": .integer(metadata.logStart),
-                "tables": .array(metadata.tables.map { table in
-                    .object([
-                        "name": .string(table.name),
-                        "entityType": .string(table.entityType),
-                        "idKind": .string(table.idKind.rawValue),
-                        "rows": .integer(Int64(table.rowCount)),
-                        "columns": .array(table.columns.map { .object(["name": .string($0.name), "kind": .string($0.kind.rawValue)]) }),
-                        "indexes": .array(table.indexes.map {
-                            .object(["name": .string($0.name), "kind": .string($0.kind.rawValue), "field": .string($0.field)])
-                        }),
-                    ])
-                }),
-            ])
-            print(value.serialized(sortedKeys: true, pretty: true))
+            let place: [String: JSONValue] = [
+                "target": .string(target.description), "schema": .string(metadata.schema),
+                "position": .integer(metadata.head), "logStart": .integer(metadata.logStart),
+            ]
+            print(Self.json(metadata.metadata, at: place).serialized(sortedKeys: true, pretty: true))
             return
         }
         // A snapshot starts the log afresh (log_start = head): no position to show yet.
         let log = metadata.logStart < metadata.head
             ? "change log positions \(metadata.logStart + 1)...\(metadata.head)" : "change log empty, head \(metadata.head)"
         printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), \(log)")
-        for table in metadata.tables {
-            printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
-            for column in table.columns where column.name != "id" { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }
-            for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
-            for relation in table.relations {
-                printEscaped("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
-            }
-        }
+        Self.printTables(metadata.metadata) { $0.sqlType }
     }
 }
 #endif
