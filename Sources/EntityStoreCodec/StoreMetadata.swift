@@ -30,6 +30,10 @@ public struct StoreMetadata: Sendable, Equatable {
         public let indexes: [IndexDescription]
         /// Declared relations.
         public let relations: [RelationSpec]
+
+        /// The columns that hold record fields, in order: all but `id` and the format's
+        /// hidden ``NullMeaning/absentFieldsColumn``. O(columns).
+        public var fields: [Column] { columns.filter { $0.name != "id" && $0.name != NullMeaning.absentFieldsColumn } }
     }
 
     /// One column of a stored table.
@@ -54,6 +58,12 @@ public struct StoreMetadata: Sendable, Equatable {
 
     /// The table named `name`, if present. O(tables).
     public func table(named name: String) -> Table? { tables.first { $0.name == name } }
+
+    /// The fields of each table whose column kind is `date`: a dynamic record holds a date
+    /// as its text, so a writer told these keeps them dates. O(columns).
+    package var dateFields: [String: Set<String>] {
+        Dictionary(tables.map { ($0.name, Set($0.fields.filter { $0.kind == .date }.map(\.name))) }, uniquingKeysWith: { $0.union($1) })
+    }
 
     /// The dynamic-record schema mirroring these tables, their indexes and relations: what
     /// a restore without Swift types declares. O(tables + indexes + relations).

@@ -88,9 +88,7 @@ public struct PushCommand: ParsableCommand {
         let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
         // Dynamic records hold a date as its text: the file's kinds say which fields are dates.
         let metadata = try reportingFailures(snapshot) { try Snapshot.metadata(at: snapshot) }
-        let dates = Dictionary(metadata.tables.map { table in
-            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
-        }, uniquingKeysWith: { $0.union($1) })
+        let dates = metadata.dateFields
         let state = store.state
         let summary = try runAsync { try await state.writeSnapshot(to: target, dateFields: dates) }
         printEscaped("pushed \(summary.rows) rows in \(summary.tables.count) tables to \(target) at position \(summary.position) in \(summary.duration)")
@@ -141,9 +139,7 @@ public struct PullCommand: ParsableCommand {
         }
         // Dynamic records hold a date as its text: the store's kinds say which fields are dates.
         var options = SnapshotOptions()
-        options.dateFields = Dictionary(metadata.tables.map { table in
-            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
-        }, uniquingKeysWith: { $0.union($1) })
+        options.dateFields = metadata.dateFields
         let summary = try reportingFailures(output) { try state.writeSnapshot(to: output, options: options) }
         let rows = summary.tables.reduce(0) { $0 + $1.rows }
         printEscaped("pulled \(rows) rows in \(summary.tables.count) tables from \(target) into \(output)")

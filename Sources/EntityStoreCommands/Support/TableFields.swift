@@ -22,10 +22,8 @@ struct TableFields {
         }
         // A canonically equivalent name finds the table; SQL needs the stored spelling.
         self.table = stored.name
-        // The hidden column of missing fields is the format's, not a field.
-        let columns = stored.columns.filter { $0.name != NullMeaning.absentFieldsColumn }
-        names = ["id"] + columns.map(\.name).filter { $0 != "id" }
-        for column in columns { kinds[column.name] = column.kind }
+        names = ["id"] + stored.fields.map(\.name)
+        for column in stored.fields { kinds[column.name] = column.kind }
         kinds["id"] = stored.idKind
     }
 
