@@ -43,8 +43,9 @@ let package = Package(
             dependencies: ["StoreCore", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: strictSettings),
         // The one row codec of both back ends (column kinds, the Codable-to-row encoder and
-        // decoder); each back end adapts it to its own values and SQL. No product: its one
-        // public type, `ColumnKind`, reaches users through the back ends' re-export.
+        // decoder, the metadata model); each back end adapts it to its own values and SQL.
+        // No product: its public types, `ColumnKind`, `StoreMetadata` and `NullMeaning`,
+        // reach users through the back ends' re-exports.
         .target(name: "EntityStoreCodec", dependencies: ["EntityStore"], swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, PostgreSQL's own client library: imported by EntityStorePostgres only, and

@@ -90,8 +90,8 @@ package struct RowLayout: Sendable {
     }
 }
 
-/// A stored value that does not fit its column's kind, for the back end to report with
-/// its own error type.
+/// A stored value that does not fit its column's kind, or a metadata row that names an
+/// unknown kind, for the back end to report with its own error type.
 package struct InvalidStoredValue: Error, CustomStringConvertible {
     package let table: String
     package let detail: String

@@ -204,6 +204,14 @@ struct PostgresProcessTests {
         #expect(inspect.text.contains("table orders (DynamicRecord): 60 rows"), "\(inspect.text)")
         #expect(inspect.text.contains("index customerID: grouped on customerID"), "\(inspect.text)")
         #expect(!inspect.text.contains(password))
+        // The --json shape of a snapshot file's, with the change log's place instead of the file's.
+        let described = try Child(tool, ["inspect", address, "--json"])
+        #expect(try await described.finish() == 0, "\(described.text)")
+        let report = try JSONValue(parsing: described.text)
+        #expect(report["schema"] == .string(target.schema) && report["logStart"] != nil && report["path"] == nil)
+        let orderTable = try #require(report["tables"]?.arrayValue?.first { $0["name"] == .string("orders") })
+        #expect(orderTable["columns"]?.arrayValue?.first?["name"] == .string("id"))
+        #expect(orderTable["columns"]?.arrayValue?.allSatisfy { $0["nullable"] != nil } == true)
 
         let output = directory.appendingPathComponent("pulled.sqlite").path
         let pull = try Child(tool, ["pull", address, "--output", output, "--table", "customers"])

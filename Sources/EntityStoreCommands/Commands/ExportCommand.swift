@@ -75,8 +75,7 @@ public struct ExportCommand: ParsableCommand {
         var tables: [ExportDirectory.TableExport] = []
         for name in names {
             let records = (read[name] ?? []).sorted { $0.id < $1.id }
-            let fields = metadata.table(named: name)?.columns.map(\.name)
-                .filter { $0 != "id" && $0 != NullMeaning.absentFieldsColumn } ?? []
+            let fields = metadata.table(named: name)?.fields.map(\.name) ?? []
             tables.append(ExportDirectory.TableExport(name: name, fields: fields, records: records))
         }
         switch format {

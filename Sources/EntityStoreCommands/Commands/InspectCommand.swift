@@ -33,16 +33,25 @@ public struct InspectCommand: ParsableCommand {
         let metadata = try reportingFailures { try Snapshot.metadata(at: snapshot) }
         let size = ((try? FileManager.default.attributesOfItem(atPath: snapshot))?[.size] as? NSNumber)?.intValue ?? 0
         if json {
-            CommandOutput.print(Self.json(metadata, path: snapshot, size: size).serialized(sortedKeys: true, pretty: true))
+            let place: [String: JSONValue] = ["path": .string(Redaction.redacted(snapshot)), "size": .integer(Int64(size))]
+            CommandOutput.print(Self.json(metadata, at: place).serialized(sortedKeys: true, pretty: true))
             return
         }
         printEscaped("\(snapshot): \(size) bytes, format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion)")
+        Self.printTables(metadata)
+    }
+
+    /// Prints each table of a store, a snapshot file's or one in PostgreSQL: its row count,
+    /// id kind, columns (with the SQL type `sqlType` gives a kind, if any), indexes and
+    /// relations. O(columns + indexes + relations).
+    static func printTables(_ metadata: StoreMetadata, sqlType: (ColumnKind) -> String? = { _ in nil }) {
         for table in metadata.tables {
             printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
             for column in table.columns where column.name != "id" {
+                let type = sqlType(column.kind).map { " (\($0))" } ?? ""
                 // The format's own column, not a field (docs/SnapshotFormat.md).
                 let hidden = column.name == NullMeaning.absentFieldsColumn ? " (hidden: the fields each row lacks)" : ""
-                printEscaped("  column \(column.name): \(column.kind.rawValue)\(column.nullable ? ", nullable" : "")\(hidden)")
+                printEscaped("  column \(column.name): \(column.kind.rawValue)\(type)\(column.nullable ? ", nullable" : "")\(hidden)")
             }
             for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
             for relation in table.relations {
@@ -51,13 +60,12 @@ public struct InspectCommand: ParsableCommand {
         }
     }
 
-    /// The `--json` shape: `{"path", "size", "formatVersion", "appSchemaVersion", "tables": [{"name",
-    /// "entityType", "idKind", "rows", "columns": [{"name", "kind", "nullable"}], "indexes": [{"name",
-    /// "kind", "field"}], "relations": [{"field", "target", "onDelete"}]}]}`.
-    static func json(_ metadata: SnapshotMetadata, path: String, size: Int) -> JSONValue {
-        .object([
-            "path": .string(Redaction.redacted(path)),
-            "size": .integer(Int64(size)),
+    /// The `--json` shape: the members of `place` (where the store is: a file's `"path"` and
+    /// `"size"`), then `{"formatVersion", "appSchemaVersion", "tables": [{"name", "entityType",
+    /// "idKind", "rows", "columns": [{"name", "kind", "nullable"}], "indexes": [{"name", "kind",
+    /// "field"}], "relations": [{"field", "target", "onDelete"}]}]}`.
+    static func json(_ metadata: StoreMetadata, at place: [String: JSONValue]) -> JSONValue {
+        .object(place.merging([
             "formatVersion": .integer(Int64(metadata.formatVersion)),
             "appSchemaVersion": .integer(Int64(metadata.appSchemaVersion)),
             "tables": .array(metadata.tables.map { table in
@@ -77,6 +85,6 @@ public struct InspectCommand: ParsableCommand {
                     }),
                 ])
             }),
-        ])
+        ]) { place, _ in place })
     }
 }

@@ -88,9 +88,7 @@ public struct PushCommand: ParsableCommand {
         let store = try reportingFailures(snapshot) { try EntityStore.restoringDynamic(from: snapshot) }
         // Dynamic records hold a date as its text: the file's kinds say which fields are dates.
         let metadata = try reportingFailures(snapshot) { try Snapshot.metadata(at: snapshot) }
-        let dates = Dictionary(metadata.tables.map { table in
-            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
-        }, uniquingKeysWith: { $0.union($1) })
+        let dates = metadata.dateFields
         let state = store.state
         let summary = try runAsync { try await state.writeSnapshot(to: target, dateFields: dates) }
         printEscaped("pushed \(summary.rows) rows in \(summary.tables.count) tables to \(target) at position \(summary.position) in \(summary.duration)")
@@ -141,9 +139,7 @@ public struct PullCommand: ParsableCommand {
         }
         // Dynamic records hold a date as its text: the store's kinds say which fields are dates.
         var options = SnapshotOptions()
-        options.dateFields = Dictionary(metadata.tables.map { table in
-            (table.name, Set(table.columns.filter { $0.kind == .date }.map(\.name)))
-        }, uniquingKeysWith: { $0.union($1) })
+        options.dateFields = metadata.dateFields
         let summary = try reportingFailures(output) { try state.writeSnapshot(to: output, options: options) }
         let rows = summary.tables.reduce(0) { $0 + $1.rows }
         printEscaped("pulled \(rows) rows in \(summary.tables.count) tables from \(target) into \(output)")
@@ -161,41 +157,18 @@ extension InspectCommand {
         let target = try options.target(url)
         let metadata = try runAsync { try await PostgresStore.metadata(of: target) }
         if json {
-            let value: JSONValue = .object([
-                "target": .string(target.description),
-                "schema": .string(metadata.schema),
-                "formatVersion": .integer(Int64(metadata.formatVersion)),
-                "appSchemaVersion": .integer(Int64(metadata.appSchemaVersion)),
-                "position": .integer(metadata.head),
-                "logStart": .integer(metadata.logStart),
-                "tables": .array(metadata.tables.map { table in
-                    .object([
-                        "name": .string(table.name),
-                        "entityType": .string(table.entityType),
-                        "idKind": .string(table.idKind.rawValue),
-                        "rows": .integer(Int64(table.rowCount)),
-                        "columns": .array(table.columns.map { .object(["name": .string($0.name), "kind": .string($0.kind.rawValue)]) }),
-                        "indexes": .array(table.indexes.map {
-                            .object(["name": .string($0.name), "kind": .string($0.kind.rawValue), "field": .string($0.field)])
-                        }),
-                    ])
-                }),
-            ])
-            CommandOutput.print(value.serialized(sortedKeys: true, pretty: true))
+            let place: [String: JSONValue] = [
+                "target": .string(target.description), "schema": .string(metadata.schema),
+                "position": .integer(metadata.head), "logStart": .integer(metadata.logStart),
+            ]
+            CommandOutput.print(Self.json(metadata.metadata, at: place).serialized(sortedKeys: true, pretty: true))
             return
         }
         // A snapshot starts the log afresh (log_start = head): no position to show yet.
         let log = metadata.logStart < metadata.head
             ? "change log positions \(metadata.logStart + 1)...\(metadata.head)" : "change log empty, head \(metadata.head)"
         printEscaped("\(target): format version \(metadata.formatVersion), app schema version \(metadata.appSchemaVersion), \(log)")
-        for table in metadata.tables {
-            printEscaped("table \(table.name) (\(table.entityType)): \(table.rowCount) rows, id \(table.idKind.rawValue)")
-            for column in table.columns { printEscaped("  column \(column.name): \(column.kind.rawValue) (\(column.kind.sqlType))") }
-            for index in table.indexes { printEscaped("  index \(index.name): \(index.kind.rawValue) on \(index.field)") }
-            for relation in table.relations {
-                printEscaped("  relation \(relation.field) -> \(relation.targetTable) (on delete \(relation.deleteRule.rawValue))")
-            }
-        }
+        Self.printTables(metadata.metadata) { $0.sqlType }
     }
 }
 #endif

@@ -134,7 +134,7 @@ public struct QueryCommand: ParsableCommand {
 
     /// The query these options ask, checked against the table's fields in `metadata`;
     /// names are taken in the snapshot's spelling.
-    func request(metadata: SnapshotMetadata) throws -> QueryRequest {
+    func request(metadata: StoreMetadata) throws -> QueryRequest {
         let tableFields = try TableFields(table, in: metadata, snapshot: snapshot)
         let table = tableFields.table
         let parsed = try conditions.map { text in

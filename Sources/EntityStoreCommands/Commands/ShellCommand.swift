@@ -49,7 +49,7 @@ public struct ShellCommand: ParsableCommand {
                 continue
             case "tables", ".tables":
                 for table in metadata.tables {
-                    let fields = table.columns.map(\.name).filter { $0 != NullMeaning.absentFieldsColumn }
+                    let fields = ["id"] + table.fields.map(\.name)
                     printEscaped("\(table.name): \(Echo.grouped(table.rowCount)) records; fields \(fields.joined(separator: ", "))")
                 }
                 continue

@@ -130,7 +130,7 @@ struct QueryRequest {
         // The snapshot's whole schema, its other tables empty: the same indexes give the
         // same plan, so records that tie under --sort come in the order a restore gives.
         let state = try reportingFailures {
-            try EntityState.build(schema: try Snapshot.dynamicSchema(for: reader.metadata)) { transaction in
+            try EntityState.build(schema: try reader.metadata.snapshotSchema()) { transaction in
                 try transaction[Table<DynamicRecord>(table)].insert(contentsOf: records)
             }
         }
@@ -148,7 +148,7 @@ struct QueryRequest {
         from reader: SnapshotTableReader, _ filter: SnapshotTableReader.Filter, isExact: Bool, into output: inout some AnswerOutput
     ) throws {
         // The snapshot's schema must build, as for a restore.
-        _ = try reportingFailures { try Snapshot.dynamicSchema(for: reader.metadata) }
+        _ = try reportingFailures { try reader.metadata.snapshotSchema() }
         // Ids in the store's order: text as Swift orders it.
         let collation = try reportingFailures { try reader.collation(of: "id", in: table, filter) }
         let order = SnapshotTableReader.idOrder(collation: collation, descending: descending)

@@ -15,17 +15,15 @@ struct TableFields {
 
     /// The fields of `table` in `metadata`.
     /// - Throws: ``CommandFailure`` naming the snapshot's tables when it has no such table.
-    init(_ table: String, in metadata: SnapshotMetadata, snapshot: String) throws {
+    init(_ table: String, in metadata: StoreMetadata, snapshot: String) throws {
         guard let stored = metadata.table(named: table) else {
             let tables = metadata.tables.map { Echo.name($0.name) }.joined(separator: ", ")
             throw CommandFailure("\(snapshot): no table \(Echo.name(table)) (tables: \(tables.isEmpty ? "none" : tables))")
         }
         // A canonically equivalent name finds the table; SQL needs the stored spelling.
         self.table = stored.name
-        // The hidden column of missing fields is the format's, not a field.
-        let columns = stored.columns.filter { $0.name != NullMeaning.absentFieldsColumn }
-        names = ["id"] + columns.map(\.name).filter { $0 != "id" }
-        for column in columns { kinds[column.name] = column.kind }
+        names = ["id"] + stored.fields.map(\.name)
+        for column in stored.fields { kinds[column.name] = column.kind }
         kinds["id"] = stored.idKind
     }
 

@@ -75,7 +75,7 @@ struct PostgresSnapshotReader {
         }
     }
 
-    private func makeFeed<T: TypedTable>(_ table: T, stored: PostgresStoreMetadata.StoredTable) throws -> any TableFeed {
+    private func makeFeed<T: TypedTable>(_ table: T, stored: StoreMetadata.Table) throws -> any TableFeed {
         var binds: [PostgresParameter] = []
         var filter = ""
         if let condition = selection.conditions[stored.name] {

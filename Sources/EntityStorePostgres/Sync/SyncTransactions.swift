@@ -595,39 +595,36 @@ struct PullTransaction {
     /// giving a list of names).
     static func layoutsSQL(schema: String, names: String) -> String {
         """
-        SELECT t.name, t.id_kind, c.name, c.kind FROM \(SQL.qualified(schema, "entitystore_tables")) t \
+        SELECT t.name, t.id_kind, c.name, c.kind, c.nullable FROM \(SQL.qualified(schema, "entitystore_tables")) t \
         LEFT JOIN \(SQL.qualified(schema, "entitystore_columns")) c ON c.table_name = t.name \
         WHERE t.name IN (\(names)) ORDER BY t.name, c.position
         """
     }
 
     /// The id kind and columns of the named tables, in one query.
-    static func layouts(of names: [String], schema: String, _ session: PostgresSession) throws -> [String: PostgresStoreMetadata.StoredTable] {
+    static func layouts(of names: [String], schema: String, _ session: PostgresSession) throws -> [String: StoreMetadata.Table] {
         try layouts(from: session.execute(layoutsSQL(schema: schema, names: "SELECT unnest($1::text[])"), [.texts(names)]))
     }
 
     /// The layouts in the rows of a ``layoutsSQL(schema:names:)`` statement.
-    static func layouts(from rows: PostgresRows) throws -> [String: PostgresStoreMetadata.StoredTable] {
-        var idKinds: [String: ColumnKind] = [:]
-        var columns: [String: [(name: String, kind: ColumnKind)]] = [:]
-        for row in 0..<rows.count {
-            let (table, idKind, name, kind) = (try rows.requiredString(row, 0), try rows.requiredString(row, 1), rows.string(row, 2), rows.string(row, 3))
-            guard let parsedID = ColumnKind(rawValue: idKind) else {
-                throw PostgresStoreError.invalidData(table: table, detail: "unknown id kind '\(idKind)'")
-            }
-            idKinds[table] = parsedID
-            if columns[table] == nil { columns[table] = [] }
-            if let name, let kind, name != "id" {
-                guard let parsed = ColumnKind(rawValue: kind) else {
-                    throw PostgresStoreError.invalidData(table: table, detail: "column '\(name)' has the unknown kind '\(kind)'")
+    static func layouts(from rows: PostgresRows) throws -> [String: StoreMetadata.Table] {
+        var idKinds: [String: String] = [:]
+        var listed = StoreMetadata.Rows()
+        // What a pull reads by: the type, row count, indexes and relations are not read.
+        var result: [String: StoreMetadata.Table] = [:]
+        do {
+            for row in 0..<rows.count {
+                let table = try rows.requiredString(row, 0)
+                idKinds[table] = try rows.requiredString(row, 1)
+                if let name = rows.string(row, 2), let kind = rows.string(row, 3) {
+                    try listed.column(table: table, name: name, kind: kind, nullable: rows.bool(row, 4) ?? true, nulls: "absent")
                 }
-                columns[table]?.append((name, parsed))
             }
-        }
-        var result: [String: PostgresStoreMetadata.StoredTable] = [:]
-        for (name, idKind) in idKinds {
-            result[name] = PostgresStoreMetadata.StoredTable(
-                name: name, entityType: "", idKind: idKind, rowCount: 0, columns: columns[name] ?? [], indexes: [], relations: [])
+            for (name, idKind) in idKinds {
+                result[name] = try listed.table(name: name, entityType: "", idKind: idKind, rowCount: 0)
+            }
+        } catch let error as InvalidStoredValue {
+            throw PostgresStoreError.invalidData(table: error.table, detail: error.detail)
         }
         return result
     }
@@ -646,7 +643,7 @@ private struct Fetch {
     let decode: (PostgresRows) throws -> any PulledTable
 
     init<T: TypedTable>(
-        _ table: T, ids: [String], stored: PostgresStoreMetadata.StoredTable, schema: String, condition: PostgresCondition? = nil
+        _ table: T, ids: [String], stored: StoreMetadata.Table, schema: String, condition: PostgresCondition? = nil
     ) throws(PostgresStoreError) {
         let layout = stored.readLayout
         var binds: [PostgresParameter] = []
@@ -686,14 +683,14 @@ private struct Fetch {
             guard let kind else { throw .invalidSelection("'\(stored.name).\(condition.field)' is not a stored column") }
             filter = " AND " + condition.sql(kind: kind, binds: &binds)
         }
-        let kinds = reusable ? " /* kinds: \(([stored.idKind] + stored.columns.map(\.kind)).map(\.rawValue).joined(separator: ",")) */" : ""
+        let kinds = reusable ? " /* kinds: \(layout.kinds.compactMap { $0?.rawValue }.joined(separator: ",")) */" : ""
         sql = "SELECT \(stored.selectList) FROM \(SQL.qualified(schema, stored.name)) WHERE \"id\" \(reusable ? "IN (\(list))" : "= \(list)")\(filter)\(kinds)"
         parameters = binds
         decode = { rows in try Self.decode(table, rows: rows, ids: ids, idValues: idValues, stored: stored, layout: layout) }
     }
 
     private static func decode<T: TypedTable>(
-        _ table: T, rows: PostgresRows, ids: [String], idValues: [EncodedValue], stored: PostgresStoreMetadata.StoredTable, layout: RowLayout
+        _ table: T, rows: PostgresRows, ids: [String], idValues: [EncodedValue], stored: StoreMetadata.Table, layout: RowLayout
     ) throws -> any PulledTable {
         let cells = StoredRow()
         let decoder = RowDecoder(source: cells, layout: layout, dialect: .postgres)

@@ -86,12 +86,6 @@ struct MigratedMetadata {
 
     // MARK: Columns
 
-    private struct Described {
-        let name: String
-        let kind: ColumnKind
-        let nullable: Bool
-    }
-
     /// Reconciles the columns, indexes, relations and row count of a table the metadata
     /// lists and the file still has.
     private func reconcile(table: String, columns: [SQLTableShapes.Column], previous: [SQLTableShapes.Column]) throws {
@@ -119,16 +113,16 @@ struct MigratedMetadata {
             rowsChanged || listed[name] == nil || renamedFrom[name] != nil
         }
         let scan = try ColumnScan(connection: connection, table: table, columns: scanned)
-        var described: [Described] = []
+        var described: [StoreMetadata.Column] = []
         for column in columns {
             let source = listed[column.name] ?? renamedFrom[column.name].flatMap { listed[$0] }
             if let source, let kind = source.kind {
                 guard let classes = scan.classes[column.name] else {
-                    described.append(Described(name: column.name, kind: kind, nullable: source.nullable))
+                    described.append(StoreMetadata.Column(name: column.name, kind: kind, nullable: source.nullable))
                     continue
                 }
                 if classes.subtracting(["null"]).isSubset(of: kind.storageClasses) {
-                    described.append(Described(name: column.name, kind: kind, nullable: source.nullable || classes.contains("null")))
+                    described.append(StoreMetadata.Column(name: column.name, kind: kind, nullable: source.nullable || classes.contains("null")))
                     continue
                 }
             }
@@ -209,7 +203,7 @@ struct MigratedMetadata {
     }
 
     /// The kind of a column from its declared type and values.
-    private func infer(_ table: String, _ column: SQLTableShapes.Column, _ scan: ColumnScan) throws -> Described {
+    private func infer(_ table: String, _ column: SQLTableShapes.Column, _ scan: ColumnScan) throws -> StoreMetadata.Column {
         let classes = try scan.classes[column.name] ?? ColumnScan(connection: connection, table: table, columns: [column.name]).classes[column.name] ?? []
         let stored = classes.subtracting(["null"])
         let nullable = classes.contains("null")
@@ -220,7 +214,7 @@ struct MigratedMetadata {
             if let problem = try invalidValue(table: table, column: column.name, kind: hinted) {
                 throw failure(table, "column '\(column.name)' is declared \(column.declaredType) but holds \(problem)")
             }
-            return Described(name: column.name, kind: hinted, nullable: nullable)
+            return StoreMetadata.Column(name: column.name, kind: hinted, nullable: nullable)
         }
         let kind: ColumnKind
         switch stored {
@@ -235,7 +229,7 @@ struct MigratedMetadata {
                 store one kind of value in it, or declare its type (BOOLEAN, INTEGER, REAL, TEXT, BLOB, DATETIME, UUID, JSON)
                 """)
         }
-        return Described(name: column.name, kind: kind, nullable: nullable)
+        return StoreMetadata.Column(name: column.name, kind: kind, nullable: nullable)
     }
 
     /// The kind a declared SQL type asks for, by SQLite's substring rules extended with the
@@ -282,7 +276,7 @@ struct MigratedMetadata {
     }
 
     /// Rewrites the column list of a table, in position order.
-    private func record(_ columns: [Described], of table: String) throws {
+    private func record(_ columns: [StoreMetadata.Column], of table: String) throws {
         try connection.prepare("DELETE FROM entitystore_columns WHERE table_name = ?").run([.text(table)])
         let insert = try connection.prepare(
             "INSERT INTO entitystore_columns (table_name, name, kind, nullable, position) VALUES (?, ?, ?, ?, ?)")

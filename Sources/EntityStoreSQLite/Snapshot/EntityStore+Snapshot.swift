@@ -75,7 +75,7 @@ extension EntityStore {
     ) throws -> EntityStore {
         let reader = SnapshotReader(path: path, options: options, isDynamic: true, leavesFileUnchanged: leavingFileUnchanged)
         let opened = try reader.open()
-        let schema = try DynamicSchema.schema(for: opened.1)
+        let schema = try opened.1.snapshotSchema()
         let state = try reader.read(schema: schema, opened: opened)
         let store = EntityStore(schema: schema)
         try store.replaceAll(with: state, name: "restore")
@@ -87,12 +87,12 @@ extension EntityStore {
 public enum Snapshot {
     /// The metadata of the snapshot at `path` (format version, tables, columns, indexes,
     /// relations); the file is not changed, so an older format reports its own version.
-    public static func metadata(at path: String) throws(SnapshotError) -> SnapshotMetadata {
+    public static func metadata(at path: String) throws(SnapshotError) -> StoreMetadata {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
         if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
         do {
             let connection = try SQLiteConnection.openSnapshotForReading(path)
-            return try SnapshotMetadata.read(connection)
+            return try StoreMetadata.read(connection)
         } catch let error as SnapshotError {
             throw error
         } catch let error as SQLiteError {
@@ -103,8 +103,9 @@ public enum Snapshot {
     }
 
     /// The dynamic-record schema that mirrors a snapshot's metadata.
-    public static func dynamicSchema(for metadata: SnapshotMetadata) throws -> Schema {
-        try DynamicSchema.schema(for: metadata)
+    @available(*, deprecated, message: "use the metadata's own dynamicSchema()")
+    public static func dynamicSchema(for metadata: StoreMetadata) throws -> Schema {
+        try metadata.snapshotSchema()
     }
 
     /// Upgrades the snapshot at `path` to the current format in place; each step is
@@ -129,34 +130,4 @@ public enum Snapshot {
 
     /// The newest snapshot format version this library reads and writes.
     public static var formatVersion: Int { FormatMigrator.currentVersion }
-}
-
-/// Builds `Table<DynamicRecord>` declarations from snapshot metadata.
-enum DynamicSchema {
-    static func schema(for metadata: SnapshotMetadata) throws -> Schema {
-        var tables: [String: Table<DynamicRecord>] = [:]
-        for stored in metadata.tables {
-            var table = Table<DynamicRecord>(stored.name)
-            // A relation declares its own reverse index (keyed by record ID), below.
-            let relationFields = Set(stored.relations.map(\.field))
-            for index in stored.indexes where !(index.kind == .grouped && index.name == index.field && relationFields.contains(index.field)) {
-                let field = index.field
-                table = table.index(index.kind, named: index.name, field: field) { $0[field: field] }
-            }
-            tables[stored.name] = table
-        }
-        var result: [any AnyTable] = []
-        for stored in metadata.tables {
-            guard var table = tables[stored.name] else { continue }
-            for relation in stored.relations {
-                guard let target = tables[relation.targetTable] else {
-                    throw SnapshotError.invalidData(
-                        table: stored.name, detail: "relation '\(relation.field)' targets '\(relation.targetTable)', which the snapshot lacks")
-                }
-                table = table.references(field: relation.field, to: target, onDelete: relation.deleteRule)
-            }
-            result.append(table)
-        }
-        return try Schema(result)
-    }
 }

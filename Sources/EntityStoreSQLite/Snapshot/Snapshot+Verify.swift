@@ -37,7 +37,7 @@ extension Snapshot {
         var problems: [String] = []
         var notes: [String] = []
         var counts: [String: Int] = [:]
-        let metadata: SnapshotMetadata
+        let metadata: StoreMetadata
         let connection: SQLiteConnection
         do {
             guard FileSystem.exists(path) else { throw SnapshotError.fileNotFound(path: path) }
@@ -47,7 +47,7 @@ extension Snapshot {
             if !integrity.isEmpty {
                 return VerificationReport(path: path, problems: integrity.map { "integrity check: \($0)" }, rowCounts: [:], formatVersion: nil)
             }
-            metadata = try SnapshotMetadata.read(connection)
+            metadata = try StoreMetadata.read(connection)
         } catch let error as SQLiteError {
             return VerificationReport(path: path, problems: [SnapshotError(error, path: path).description], rowCounts: [:], formatVersion: nil)
         } catch {
@@ -114,9 +114,9 @@ extension Snapshot {
 
     /// Why a restore of the file would fail, if it would: the same reader decodes every
     /// row into dynamic records and builds the declared indexes and relations.
-    private static func restoreFailure(_ path: String, metadata: SnapshotMetadata) -> String? {
+    private static func restoreFailure(_ path: String, metadata: StoreMetadata) -> String? {
         do {
-            let schema = try DynamicSchema.schema(for: metadata)
+            let schema = try metadata.snapshotSchema()
             // An older format is read through an upgraded private copy; the file stays as it is.
             _ = try SnapshotReader(path: path, options: SnapshotOptions(), isDynamic: true, leavesFileUnchanged: true)
                 .read(schema: schema)

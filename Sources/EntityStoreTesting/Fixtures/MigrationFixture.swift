@@ -55,7 +55,7 @@ public enum MigrationFixture {
         return try withTemporaryDirectory("EntityStoreFixture") { directory in
             let copy = directory + "/" + name
             try FileManager.default.copyItem(atPath: fixture, toPath: copy)
-            let before: SnapshotMetadata
+            let before: StoreMetadata
             do { before = try Snapshot.metadata(at: copy) } catch { return fail("its metadata cannot be read: \(error)") }
             if before.appSchemaVersion > options.appSchemaVersion {
                 return fail("it was written by a newer app (app schema version \(before.appSchemaVersion), this app knows \(options.appSchemaVersion)); check it with assertRefused")

@@ -9,7 +9,7 @@ import Testing
 private struct Readings {
     var typed: Result<EntityState, any Error>
     var dynamic: Result<EntityStore, any Error>
-    var metadata: Result<SnapshotMetadata, any Error>
+    var metadata: Result<StoreMetadata, any Error>
     var report: VerificationReport
     var slowest: Duration
 }

@@ -57,7 +57,15 @@ struct SQLTrueColumnTests {
             #expect(differences(restored.state[table], store.state[table]) == [])
             #expect(Snapshot.verify(at: path).problems == [])
 
-            let columns = try #require(Snapshot.metadata(at: path).table(named: "flights")).columns
+            let metadata = try Snapshot.metadata(at: path)
+            let stored = try #require(metadata.table(named: "flights"))
+            let columns = stored.columns
+            // The fields are the records' own: not the id, nor the hidden column of missing fields.
+            #expect(columns.first?.name == "id" && columns.contains { $0.name == NullMeaning.absentFieldsColumn })
+            #expect(Set(stored.fields.map(\.name)) == Set(records.flatMap(\.fields.keys)))
+            // The schema a restore without Swift types declares: the table with its indexes.
+            let declared = try #require(try metadata.dynamicSchema().table(named: "flights"))
+            #expect(declared.indexDescriptions.map(\.field).sorted() == ["carrier", "delay"])
             let kinds = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.kind) })
             #expect(kinds["delay"] == .double && kinds["count"] == .integer && kinds["carrier"] == .string && kinds["ok"] == .bool)
             #expect(kinds["mixed"] == .json && kinds["nested"] == .json && kinds["onlyNull"] == .null && kinds["num"] == .number)

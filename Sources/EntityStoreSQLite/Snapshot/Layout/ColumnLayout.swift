@@ -11,7 +11,7 @@ struct ColumnLayout {
     var table: String { row.table }
 
     /// The layout of `statement`'s result columns for the stored table `stored`.
-    init(_ statement: SQLiteStatement, stored: SnapshotMetadata.TableMetadata) {
+    init(_ statement: SQLiteStatement, stored: StoreMetadata.Table) {
         var kinds: [String: ColumnKind] = [:]
         for column in stored.columns {
             kinds[column.name] = column.kind

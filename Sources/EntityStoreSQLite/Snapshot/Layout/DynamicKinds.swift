@@ -83,7 +83,7 @@ struct DynamicKinds {
     }
 
     /// The columns a snapshot file already has (incremental saves).
-    init(columns: [SnapshotMetadata.ColumnMetadata]) {
+    init(columns: [StoreMetadata.Column]) {
         for column in columns where column.name != "id" && column.name != NullMeaning.absentFieldsColumn {
             kinds[column.name] = column.kind
             nulls[column.name] = column.nulls

@@ -43,7 +43,7 @@ package struct SQLPushdown {
 
     /// The pushdown for the columns of `table`.
     /// - Complexity: O(columns).
-    package init(_ table: SnapshotMetadata.TableMetadata) {
+    package init(_ table: StoreMetadata.Table) {
         var kinds: [String: ColumnKind] = ["id": table.idKind]
         var nulls: [String: NullMeaning] = ["id": .absent]
         for column in table.columns {

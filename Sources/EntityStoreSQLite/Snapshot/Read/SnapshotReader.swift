@@ -17,7 +17,7 @@ struct SnapshotReader {
     /// Opens the file read-only after bringing it up to date (format and app migrations,
     /// each in its own transaction; on a private copy when ``leavesFileUnchanged``), and
     /// reads its metadata.
-    func open() throws(SnapshotError) -> (SQLiteConnection, SnapshotMetadata) {
+    func open() throws(SnapshotError) -> (SQLiteConnection, StoreMetadata) {
         guard FileSystem.exists(path) else { throw .fileNotFound(path: path) }
         if let kind = FileSystem.nonRegularKind(path) { throw .notASnapshot(path: path, reason: "it is \(kind)") }
         var connection = try connect(.readOnly)
@@ -39,7 +39,7 @@ struct SnapshotReader {
             try AppMigrator(options: options).migrate(connection)
         }
         // Unmigrated, the connection is the one just checked: no need to check it twice.
-        let metadata = try SnapshotMetadata.read(connection, checkedVersion: migrates ? nil : version)
+        let metadata = try StoreMetadata.read(connection, checkedVersion: migrates ? nil : version)
         let acceptsNewer = options.acceptsNewerAppSchema || (isDynamic && options.appSchemaVersion == 0)
         if metadata.appSchemaVersion > options.appSchemaVersion, !acceptsNewer {
             throw .newerAppSchema(found: metadata.appSchemaVersion, supported: options.appSchemaVersion)
@@ -75,7 +75,7 @@ struct SnapshotReader {
     ///   ``SnapshotError/invalidData(table:detail:)`` for stored values that are wrong.
     ///   Tables the schema declares but the file lacks restore empty.
     /// - Parameter opened: what ``open()`` returned, if the caller opened the file already.
-    func read(schema: Schema, opened: (SQLiteConnection, SnapshotMetadata)? = nil) throws(SnapshotError) -> EntityState {
+    func read(schema: Schema, opened: (SQLiteConnection, StoreMetadata)? = nil) throws(SnapshotError) -> EntityState {
         let (connection, metadata) = if let opened { opened } else { try open() }
         for table in metadata.tables where schema.table(named: table.name) == nil {
             throw .schemaMismatch(table: table.name, detail: "the snapshot holds this table but the schema does not declare it")
@@ -134,7 +134,7 @@ struct SnapshotReader {
     /// range's, so whatever is left of the last range when the decoders are done is built
     /// alone, and the smaller the last range, the shorter that tail.
     private func readRows<T: TypedTable>(
-        of table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection,
+        of table: T, stored: StoreMetadata.Table, connection: SQLiteConnection,
         into transaction: Transaction, progress: (Int) -> Void
     ) throws -> Int {
         let name = quoteIdentifier(table.name)

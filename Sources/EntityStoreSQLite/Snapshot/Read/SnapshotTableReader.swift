@@ -42,7 +42,7 @@ package struct SnapshotTableReader {
 
     package let path: String
     /// The metadata, of the current format (an older file's as its upgrade gives it).
-    package let metadata: SnapshotMetadata
+    package let metadata: StoreMetadata
     /// The format version of the file itself.
     package let fileFormatVersion: Int
     private let connection: SQLiteConnection
@@ -71,7 +71,7 @@ package struct SnapshotTableReader {
             try connection.defineSwiftStringOrder()
             try connection.defineASCIITest()
             // Unmigrated, the connection is the one just checked: no need to check it twice.
-            self.metadata = try SnapshotMetadata.read(connection, checkedVersion: migrates ? nil : version)
+            self.metadata = try StoreMetadata.read(connection, checkedVersion: migrates ? nil : version)
             self.fileFormatVersion = version
             self.connection = connection
             self.path = path

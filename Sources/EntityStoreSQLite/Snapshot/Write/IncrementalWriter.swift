@@ -14,7 +14,7 @@ struct IncrementalWriter {
     var path: String { connection.path }
 
     func write() throws -> [SnapshotSummary.TableCount] {
-        let metadata = try SnapshotMetadata.read(connection)
+        let metadata = try StoreMetadata.read(connection)
         guard metadata.formatVersion == Snapshot.formatVersion,
               metadata.tables.map(\.name) == state.tableNames
         else { throw NeedsFullSnapshot() }
@@ -35,7 +35,7 @@ struct IncrementalWriter {
 
     /// Upserts and deletes the changed rows of one table; returns how many rows it wrote.
     private func apply<T: TypedTable>(
-        _ table: T, stored: SnapshotMetadata.TableMetadata, connection: SQLiteConnection
+        _ table: T, stored: StoreMetadata.Table, connection: SQLiteConnection
     ) throws -> Int {
         // What the file holds for each touched ID: the value before its first change since
         // the last save (the file matched the store then), or nil if that change inserted it.

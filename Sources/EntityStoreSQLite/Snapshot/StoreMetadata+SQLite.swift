@@ -1,62 +1,40 @@
 import EntityStore
 import EntityStoreCodec
 
-/// Everything a snapshot's metadata tables say: versions, tables, columns, indexes and
-/// relations. Read without any Swift entity type.
-public struct SnapshotMetadata: Sendable, Equatable {
-    /// The snapshot file format version (`PRAGMA user_version`).
-    public let formatVersion: Int
-    /// The app schema version recorded by the writer (0 if none).
-    public let appSchemaVersion: Int
-    /// Other facts from `entitystore_meta` (library, created_at ...).
-    public let facts: [String: String]
-    /// The tables, in position order.
-    public let tables: [TableMetadata]
+// The metadata model is the codec's, shared with the PostgreSQL back end; users of this
+// module name it `StoreMetadata`, and `NullMeaning` as before.
+@_exported import struct EntityStoreCodec.StoreMetadata
+@_exported import enum EntityStoreCodec.NullMeaning
 
+/// Everything a snapshot's metadata tables say.
+@available(*, deprecated, renamed: "StoreMetadata", message: "the metadata model is shared with the PostgreSQL back end")
+public typealias SnapshotMetadata = StoreMetadata
+
+extension StoreMetadata {
     /// One table of a snapshot.
-    public struct TableMetadata: Sendable, Equatable {
-        /// The table's name (also its SQL table's name).
-        public let name: String
-        /// The Swift type that wrote it (`"DynamicRecord"` for dynamic tables).
-        public let entityType: String
-        /// The kind of its IDs.
-        public let idKind: ColumnKind
-        /// Rows recorded by the writer.
-        public let rowCount: Int
-        /// Columns in position order.
-        public let columns: [ColumnMetadata]
-        /// Declared indexes.
-        public let indexes: [IndexDescription]
-        /// Declared relations.
-        public let relations: [RelationSpec]
-    }
-
+    @available(*, deprecated, renamed: "StoreMetadata.Table")
+    public typealias TableMetadata = Table
     /// One column of a snapshot table.
-    public struct ColumnMetadata: Sendable, Equatable {
-        /// The field name.
-        public let name: String
-        /// How its values are stored.
-        public let kind: ColumnKind
-        /// Whether some rows have no value.
-        public let nullable: Bool
-        /// What SQL `NULL` means in the column (format 3; earlier formats: `absent`).
-        public var nulls: NullMeaning = .absent
+    @available(*, deprecated, renamed: "StoreMetadata.Column")
+    public typealias ColumnMetadata = Column
+
+    /// ``dynamicSchema()``, with a relation to a table the snapshot lacks a ``SnapshotError``
+    /// as every reader of a file reports it.
+    package func snapshotSchema() throws -> Schema {
+        try dynamicSchema { relation in
+            SnapshotError.invalidData(
+                table: relation.table, detail: "relation '\(relation.field)' targets '\(relation.targetTable)', which the snapshot lacks")
+        }
     }
 
-    /// The table named `name`, if present.
-    public func table(named name: String) -> TableMetadata? {
-        tables.first { $0.name == name }
-    }
-}
-
-extension SnapshotMetadata {
-    /// Reads and checks the metadata of an open snapshot.
+    /// Reads and checks the metadata of an open snapshot. O(tables + columns + indexes +
+    /// relations).
     ///
     /// `checkedVersion`: the format version a caller found when it checked the file's
     /// identity and structure (`SnapshotIdentity`, `SnapshotStructure.checkFile`) on this
     /// same connection, which has changed nothing since (no migration ran); those checks
     /// are then not repeated. Nil to run them here.
-    static func read(_ connection: SQLiteConnection, checkedVersion: Int? = nil) throws(SnapshotError) -> SnapshotMetadata {
+    static func read(_ connection: SQLiteConnection, checkedVersion: Int? = nil) throws(SnapshotError) -> StoreMetadata {
         let path = connection.path
         do {
             let version: Int
@@ -71,40 +49,28 @@ extension SnapshotMetadata {
                 if case let .text(key) = row[0], case let .text(value) = row[1] { facts[key] = value }
             }
             let appVersion = Int(facts["app_schema_version"] ?? "0") ?? 0
-            var columns: [String: [ColumnMetadata]] = [:]
+            var rows = StoreMetadata.Rows()
             // Format 3 says what NULL means per column; before it, NULL was always a missing field.
             let hasNulls = try !connection.prepare("SELECT 1 FROM pragma_table_info('entitystore_columns') WHERE name = 'nulls'").rows().isEmpty
             for row in try connection.prepare(
                 "SELECT table_name, name, kind, nullable, \(hasNulls ? "nulls" : "'absent'") FROM entitystore_columns ORDER BY table_name, position").rows() {
-                guard case let .text(table) = row[0], case let .text(name) = row[1], case let .text(kindName) = row[2],
-                      case let .integer(nullable) = row[3], case let .text(nullsName) = row[4]
+                guard case let .text(table) = row[0], case let .text(name) = row[1], case let .text(kind) = row[2],
+                      case let .integer(nullable) = row[3], case let .text(nulls) = row[4]
                 else { throw SnapshotError.notASnapshot(path: path, reason: "entitystore_columns holds a malformed row") }
-                guard let kind = ColumnKind(rawValue: kindName) else {
-                    throw SnapshotError.invalidData(table: table, detail: "column '\(name)' has unknown kind '\(kindName)'")
-                }
-                guard let nulls = NullMeaning(rawValue: nullsName) else {
-                    throw SnapshotError.invalidData(table: table, detail: "column '\(name)' has an unknown meaning of NULL '\(nullsName)'")
-                }
-                var column = ColumnMetadata(name: name, kind: kind, nullable: nullable != 0)
-                column.nulls = nulls
-                columns[table, default: []].append(column)
+                try rows.column(table: table, name: name, kind: kind, nullable: nullable != 0, nulls: nulls)
             }
-            var indexes: [String: [IndexDescription]] = [:]
             for row in try connection.prepare("SELECT table_name, name, kind, field FROM entitystore_indexes ORDER BY table_name, name").rows() {
-                guard case let .text(table) = row[0], case let .text(name) = row[1], case let .text(kindName) = row[2],
-                      case let .text(field) = row[3], let kind = IndexKind(rawValue: kindName)
+                guard case let .text(table) = row[0], case let .text(name) = row[1], case let .text(kind) = row[2], case let .text(field) = row[3]
                 else { throw SnapshotError.notASnapshot(path: path, reason: "entitystore_indexes holds a malformed row") }
-                indexes[table, default: []].append(IndexDescription(name: name, kind: kind, field: field))
+                try rows.index(table: table, name: name, kind: kind, field: field)
             }
-            var relations: [String: [RelationSpec]] = [:]
             for row in try connection.prepare(
                 "SELECT table_name, field, target_table, delete_rule FROM entitystore_relations ORDER BY table_name, field").rows() {
-                guard case let .text(table) = row[0], case let .text(field) = row[1], case let .text(target) = row[2],
-                      case let .text(ruleName) = row[3], let rule = DeleteRule(rawValue: ruleName)
+                guard case let .text(table) = row[0], case let .text(field) = row[1], case let .text(target) = row[2], case let .text(rule) = row[3]
                 else { throw SnapshotError.notASnapshot(path: path, reason: "entitystore_relations holds a malformed row") }
-                relations[table, default: []].append(RelationSpec(table: table, field: field, targetTable: target, deleteRule: rule))
+                try rows.relation(table: table, field: field, target: target, rule: rule)
             }
-            var tables: [TableMetadata] = []
+            var tables: [Table] = []
             var names: Set<String> = []
             // No table holds more rows than the file has bytes: a bound on every count a
             // reader sizes anything by, and on their sum.
@@ -112,12 +78,10 @@ extension SnapshotMetadata {
             var declaredRows = 0
             for row in try connection.prepare(
                 "SELECT name, entity_type, id_kind, row_count FROM entitystore_tables ORDER BY position").rows() {
-                guard case let .text(name) = row[0], case let .text(type) = row[1], case let .text(idKindName) = row[2],
+                guard case let .text(name) = row[0], case let .text(type) = row[1], case let .text(idKind) = row[2],
                       case let .integer(rowCount) = row[3]
                 else { throw SnapshotError.notASnapshot(path: path, reason: "entitystore_tables holds a malformed row") }
-                guard let idKind = ColumnKind(rawValue: idKindName) else {
-                    throw SnapshotError.invalidData(table: name, detail: "unknown id kind '\(idKindName)'")
-                }
+                let table = try rows.table(name: name, entityType: type, idKind: idKind, rowCount: Int(clamping: rowCount))
                 guard names.insert(name.lowercased()).inserted else {
                     throw SnapshotError.invalidData(table: name, detail: "listed more than once in entitystore_tables")
                 }
@@ -134,9 +98,8 @@ extension SnapshotMetadata {
                 guard sqlColumns.contains("id") else {
                     throw SnapshotError.invalidData(table: name, detail: "the table has no 'id' column")
                 }
-                let listed = columns[name] ?? []
                 var listedNames: Set<String> = []
-                for column in listed {
+                for column in table.columns {
                     guard sqlColumns.contains(column.name) else {
                         throw SnapshotError.invalidData(table: name, detail: "column '\(column.name)' is listed in the metadata but missing")
                     }
@@ -144,13 +107,13 @@ extension SnapshotMetadata {
                         throw SnapshotError.invalidData(table: name, detail: "column '\(column.name)' is listed more than once")
                     }
                 }
-                tables.append(TableMetadata(
-                    name: name, entityType: type, idKind: idKind, rowCount: Int(rowCount),
-                    columns: listed, indexes: indexes[name] ?? [], relations: relations[name] ?? []))
+                tables.append(table)
             }
-            return SnapshotMetadata(formatVersion: version, appSchemaVersion: appVersion, facts: facts, tables: tables)
+            return StoreMetadata(formatVersion: version, appSchemaVersion: appVersion, facts: facts, tables: tables)
         } catch let error as SnapshotError {
             throw error
+        } catch let error as InvalidStoredValue {
+            throw SnapshotError(error)
         } catch let error as SQLiteError {
             throw SnapshotError(error, path: path)
         } catch {
