@@ -9,7 +9,9 @@
 ///
 /// Cost: one `==` for most pairs. Only a pair `==` calls equal, or one whose second value
 /// holds a NaN (it is unequal to itself), is walked field by field (`Mirror`), which is
-/// slower, but such a write changed nothing or holds a NaN.
+/// slower, but such a write changed nothing or holds a NaN. One case stays with `==`: an
+/// array field holding a NaN (an array is `==` to itself by identity, so the NaN goes
+/// unseen), so rewriting it with an equal copy counts as a change.
 public enum ValueIdentity {
     /// Whether `a` and `b` are the same value (see ``ValueIdentity``).
     /// - Complexity: O(1) `==`s for most pairs; O(fields) reflection for equal ones.
@@ -20,6 +22,17 @@ public enum ValueIdentity {
         // value holding a NaN is unequal to itself).
         if b == b { return false }
         return Walk.same(a, b, comparingEveryField: true)
+    }
+
+    /// Whether two arrays hold the same values, in order. Element by element: an array is
+    /// `==` to itself by identity whatever it holds, so the NaN test of ``same(_:_:)``
+    /// cannot see into one.
+    /// - Complexity: O(n) ``same(_:_:)``s.
+    @inlinable
+    public static func same<T: Equatable>(_ a: [T], _ b: [T]) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in a.indices where !same(a[index], b[index]) { return false }
+        return true
     }
 
     /// Whether two optional values are the same: both nil, or the same value.

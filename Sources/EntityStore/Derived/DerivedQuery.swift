@@ -20,7 +20,8 @@ import Synchronization
 ///
 /// It is `Observable`: reading ``value`` inside `withObservationTracking` (or a SwiftUI
 /// view) tracks it; a commit that changes the value triggers the change, one that does
-/// not leaves it alone.
+/// not leaves it alone. "Changes" is the store's own test (``ValueIdentity``): a field
+/// going from `0.0` to `-0.0` is a change, a row rewritten with the NaN it held is not.
 public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWatcher, Observable {
     @usableFromInline
     struct State: Sendable {
@@ -41,6 +42,8 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
 
     @usableFromInline let core: ObservableCore<State, ValueChange<Value>>
     @usableFromInline let recompute: @Sendable (DeliveredCommit, Value) -> Value?
+    /// Whether a recomputed value is the one held (then nothing is delivered).
+    @usableFromInline let isSame: @Sendable (Value, Value) -> Bool
     /// The body of ``refresh(_:)``, built by the (inlinable) initializer, so it is compiled
     /// for the concrete `Value` where the query is created: called from the registry
     /// through the `ChangeWatcher` protocol, the class's own methods run generic code that
@@ -52,11 +55,17 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     @usableFromInline let valueKeyPath: any KeyPath<DerivedQuery, Value> & Sendable = \.value
 
     /// A query whose value `initial` reflects the state of revision `revision`.
-    /// `recompute` returns the new value, or nil if the commit does not concern it.
+    /// `recompute` returns the new value, or nil if the commit does not concern it;
+    /// `isSame` tells a new value that is the held one (by default the store's test of a
+    /// change, ``ValueIdentity``).
     @inlinable
-    init(initial: Value, revision: UInt64, recompute: @escaping @Sendable (DeliveredCommit, Value) -> Value?) {
+    init(
+        initial: Value, revision: UInt64, isSame: @escaping @Sendable (Value, Value) -> Bool = { ValueIdentity.same($0, $1) },
+        recompute: @escaping @Sendable (DeliveredCommit, Value) -> Value?
+    ) {
         self.core = ObservableCore(State(value: initial, revision: revision))
         self.recompute = recompute
+        self.isSame = isSame
         self.refreshBody = { query, commit in query.refreshValue(commit) }
     }
 
@@ -121,7 +130,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
     /// at or below the store version the value reflects is already in it, and is ignored.
     @inlinable
     func refreshValue(_ commit: DeliveredCommit) {
-        let recompute = recompute
+        let recompute = recompute, isSame = isSame
         core.update(self, valueKeyPath) { state -> ValueChange<Value>? in
             guard commit.version > state.version else { return nil }
             state.version = commit.version
@@ -129,7 +138,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             let old = state.value
             guard let new = recompute(commit, old) else { return nil }
             state.recomputations += 1
-            guard new != old else { return nil }
+            // The store's test of a change, as its change sets use: `==` calls ±0 equal and
+            // a NaN unequal to itself, which would hide a sign flip and report a restore.
+            guard !isSame(new, old) else { return nil }
             state.value = new
             return ValueChange(old: old, new: new)
         }

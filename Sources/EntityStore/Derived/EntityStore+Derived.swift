@@ -40,7 +40,9 @@ extension EntityStore {
         let name = table.name
         return registered(filing: .ids(table: name, ids: ids.map { WatchKey($0) })) { state in
             let view = state[table]
-            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision) { commit, _ in
+            return DerivedQuery<[E]>(
+                initial: ids.compactMap { view.find($0) }, revision: state.revision, isSame: { ValueIdentity.same($0, $1) }
+            ) { commit, _ in
                 let view = commit.current[table]
                 return ids.compactMap { view.find($0) }
             }

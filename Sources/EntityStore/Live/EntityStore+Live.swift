@@ -36,7 +36,9 @@ extension EntityStore {
         let origin = nextLiveOrigin()
         return registered(filing: query.filing) { state in
             let engine = query.makeRowEngine(query, state, origin)
-            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision) { commit, _ in
+            // A live query's rows are equal exactly when they are the same change's (O(1)):
+            // the engine applies every change a change set reports, ±0 and NaN included.
+            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision, isSame: { $0 == $1 }) { commit, _ in
                 engine.update(commit).map { $0.value }
             }
         }
