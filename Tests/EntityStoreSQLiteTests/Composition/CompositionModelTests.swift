@@ -112,14 +112,14 @@ struct CompositionModelTests {
     }()
 
     /// One reader alive in the model, with the client copy rebuilt from its diffs.
-    final class Reader {
+    final class Reader: Sendable {
         let name: String
         /// Compares the reader with the recomputation over `state` and the client copy with
         /// the reader; returns the problems.
-        let check: (EntityState) -> [String]
+        let check: @Sendable (EntityState) -> [String]
         let token: Observation?
 
-        init(name: String, token: Observation?, check: @escaping (EntityState) -> [String]) {
+        init(name: String, token: Observation?, check: @escaping @Sendable (EntityState) -> [String]) {
             self.name = name
             self.token = token
             self.check = check
@@ -469,6 +469,9 @@ struct CompositionModelTests {
         defer { hook.cancel() }
         let deliveries = Lock<[(spec: Int, revision: UInt64, rows: [Track])]>([])
         let created = Lock<[(spec: Int, live: LiveList<Track>, token: Observation)]>([])
+        // Joins, group-bys and derived queries created meanwhile, each with its client
+        // rebuilt from its diffs: at quiescence, equal to the recomputation.
+        let readers = Lock<[Reader]>([])
         let steps = Soak.pick(150, soak: 1_500)
         let writers = Soak.pick(2, soak: 3)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -498,6 +501,14 @@ struct CompositionModelTests {
                             deliveries.withLock { $0.append((index, update.revision, Array(update.value))) }
                         }
                         created.withLock { $0.append((index, live, token)) }
+                        let spec = Self.rowSpecs[Int.random(in: 0..<Self.rowSpecs.count, using: &random)]
+                        let made: [Reader] = switch Int.random(in: 0..<4, using: &random) {
+                        case 0: [Self.joinReader(spec, store: store)]
+                        case 1: [Self.groupReader(spec, store: store)]
+                        case 2: [Self.rankGroupReader(store: store)]
+                        default: Self.derivedReaders(store: store, id: Int.random(in: 0..<40, using: &random))
+                        }
+                        readers.withLock { $0 += made }
                     }
                 }
             }
@@ -516,6 +527,9 @@ struct CompositionModelTests {
         let final = store.state
         for entry in alive where !Self.sameRows(Array(entry.live.value), Self.rowSpecs[entry.spec].rows(in: final)) {
             wrong.append("\(Self.rowSpecs[entry.spec].name) at quiescence")
+        }
+        for reader in readers.withLock({ $0 }) {
+            wrong += reader.check(final).map { "at quiescence: \($0)" }
         }
         #expect(wrong.isEmpty, "\(wrong.count) wrong, first: \(wrong.prefix(5))")
         #expect(!delivered.isEmpty)
