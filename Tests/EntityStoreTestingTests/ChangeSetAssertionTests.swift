@@ -69,4 +69,22 @@ struct ChangeSetAssertionTests {
         }
         #expect(failures.isEmpty, "\(failures)")
     }
+
+    @Test("an observer's change set described wrongly fails at the caller's line, naming table and IDs")
+    func observedChangeSetFails() throws {
+        let store = try libraryStore()
+        try store.write { tx in _ = try tx[authors].remove(2) }
+        let changeSet = store.state.changeSet
+        var line = 0
+        let failures = withRecordedFailures {
+            line = lineAfter()
+            assertChangeSet(changeSet, schema: store.schema) { changes in
+                changes[authors].removed = [2]
+            }
+        }
+        let message = try #require(failures.single(at: line)).message
+        #expect(message.hasPrefix("the change set differs from the expected one:"), "\(message)")
+        #expect(message.contains("books removed: removed but not expected: [12] (actual: [12])"), "\(message)")
+        #expect(message.contains("books updated: updated but not expected: [11] (actual: [11])"), "\(message)")
+    }
 }

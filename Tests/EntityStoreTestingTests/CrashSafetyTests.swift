@@ -1,5 +1,6 @@
 import EntityStore
-import EntityStoreSQLite
+// For `FileSystem.rename(_:over:)`, the library's rename that the check sees.
+@testable import EntityStoreSQLite
 import EntityStoreTestSupport
 import EntityStoreTesting
 import Foundation
@@ -50,6 +51,33 @@ func overwriteInPlace(_ store: EntityStore, to path: String) throws {
     try handle.truncate(atOffset: UInt64(bytes.count))
     try handle.close()
     try FileManager.default.removeItem(atPath: temporary)
+}
+
+/// A save routine that copies the file with SQLite's `VACUUM INTO` (which never syncs the
+/// copy), updates the copy with syncs off, and moves it over the file through the
+/// library's own rename. Every step is one the check sees, but nothing of the new file is
+/// synced: after a power loss the renamed file is empty. (The library's snapshot writes
+/// sync the new file before this rename; the routine calls it directly to rename a file
+/// whose writes are not on disk.)
+func unsyncedCopyRenamedOver(_ store: EntityStore, to path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else {
+        try store.snapshot(to: path)
+        return
+    }
+    let temporary = path + ".new"
+    let original = try SQLiteConnection(path: path, mode: .readWrite)
+    try original.execute("VACUUM INTO '\(temporary.replacingOccurrences(of: "'", with: "''"))'")
+    try original.close()
+    let copy = try SQLiteConnection(path: temporary, mode: .readWrite)
+    try copy.execute("PRAGMA synchronous = OFF")
+    try copy.execute("BEGIN")
+    for author in store.state[authors] {
+        let name = author.name.replacingOccurrences(of: "'", with: "''")
+        try copy.execute("UPDATE authors SET name = '\(name)' WHERE id = \(author.id)")
+    }
+    try copy.execute("COMMIT")
+    try copy.close()
+    try FileSystem.rename(temporary, over: path)
 }
 
 /// The writes and saves every scenario runs: two saves of a small library.
@@ -144,6 +172,27 @@ struct CrashSafetyTests {
         #expect(message.contains("after a power loss at operation"), "\(message)")
         #expect(message.contains("the file restores to"), "\(message)")
         #expect(message.contains("authors 1: differs"), "\(message)")
+    }
+
+    @Test("a routine that renames an unsynced file over the target passes kills but fails the power loss after the rename")
+    func unsyncedRenameFails() throws {
+        var failures = try withRecordedFailures {
+            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(faults: [.processKill])) { run in
+                try sequence(run, save: unsyncedCopyRenamedOver)
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        // The power loss undoes the copy's unsynced writes where the file now is, because
+        // the check follows the rename; left under the copy's old name, they would be lost
+        // with it, and the file would keep the new state.
+        failures = try withRecordedFailures {
+            try assertCrashSafe(schema: try librarySchema(), options: CrashSafetyOptions(faults: [.powerLoss])) { run in
+                try sequence(run, save: unsyncedCopyRenamedOver)
+            }
+        }
+        let message = try #require(failures.single()).message
+        #expect(message.contains("after a power loss at operation"), "\(message)")
+        #expect(message.contains("(after the last operation) during no save (after the last): the file"), "\(message)")
     }
 
     @Test("a routine that swallows the error of a failed save fails the I/O-error runs")

@@ -104,8 +104,11 @@ struct MigrationFixtureTests {
                 #expect(refused)
             }
             #expect(failures.isEmpty, "\(failures)")
+            var lines: [Int] = []
             failures = try withRecordedFailures {
+                lines.append(lineAfter())
                 try MigrationFixture.assertRefused(fixture, schema: try Schema { booksV2 }, options: today, with: .newerAppSchema(found: 4, supported: 2))
+                lines.append(lineAfter())
                 try MigrationFixture.assertRefused(
                     fixture, schema: try Schema { booksV2 }, options: SnapshotOptions(appSchemaVersion: 3, migrations: [renameYear]),
                     with: .newerAppSchema(found: 3, supported: 2))
@@ -115,6 +118,9 @@ struct MigrationFixtureTests {
             #expect(failures.first?.message.contains("it was refused with") == true, "\(failures)")
             #expect(failures.dropFirst().first?.message.contains("it was accepted") == true, "\(failures)")
             #expect(failures.last?.message.contains("written by a newer app") == true, "\(failures)")
+            // Each refusal that went wrong is reported at its own call.
+            #expect(failures.prefix(2).map(\.location.line) == lines, "\(failures)")
+            #expect(failures.prefix(2).allSatisfy { $0.location.fileID.hasSuffix("/MigrationFixtureTests.swift") }, "\(failures)")
         }
     }
 

@@ -100,6 +100,7 @@ struct RoundTripTests {
     func snapshotFile() throws {
         var failures: [TestFailure] = []
         var lossyFailures: [TestFailure] = []
+        var line = 0
         let left = try leftovers {
             failures = try withRecordedFailures {
                 try assertSnapshotFileRoundTrip(schema: try librarySchema()) { session in
@@ -117,6 +118,7 @@ struct RoundTripTests {
                 }
             }
             lossyFailures = try withRecordedFailures {
+                line = lineAfter()
                 try assertSnapshotFileRoundTrip(schema: try Schema { lossy }) { session in
                     try session.store.write { tx in try tx[lossy].insert(Lossy(id: 3, note: "lost")) }
                     try session.save()
@@ -127,7 +129,9 @@ struct RoundTripTests {
             }
         }
         #expect(failures.isEmpty, "\(failures)")
-        #expect(try #require(lossyFailures.single()).message.contains("lossy 3: differs"))
+        let lossyMessage = try #require(lossyFailures.single(at: line)).message
+        #expect(lossyMessage.contains("lossy 3: differs"), "\(lossyMessage)")
+        #expect(lossyMessage.contains("note: expected \"lost\", restored has \"\""), "\(lossyMessage)")
         #expect(left.isEmpty, "\(left)")
     }
 }

@@ -74,17 +74,48 @@ struct StateStoreAssertionTests {
     @Test("nested fields are named by their path; non-exhaustive checks only what is set")
     func nestedAndNonExhaustive() throws {
         let store = Store(Counter())
+        var line = 0
         var failures = try withRecordedFailures {
+            line = lineAfter()
             try store.assertCommit { $0.settings.label = "c"; $0.count = 9 } expected: { $0.settings.label = "d" }
         }
-        let message = try #require(failures.single()).message
+        let message = try #require(failures.single(at: line)).message
         #expect(message.contains("count: expected 0, store has 9"), "\(message)")
         #expect(message.contains("settings.label: expected \"d\", store has \"c\" (was \"counter\")"), "\(message)")
         failures = try withRecordedFailures {
             try store.assertCommit(.nonExhaustive) { $0.count = 10; $0.log = ["x"] } expected: { $0.count = 10 }
+            line = lineAfter()
             try store.assertCommit(.nonExhaustive) { $0.count = 11 } expected: { $0.count = 12 }
         }
-        #expect(try #require(failures.single()).message == "the state does not hold what the description sets:\n  count: expected 12, store has 11 (was 10)")
+        #expect(try #require(failures.single(at: line)).message == "the state does not hold what the description sets:\n  count: expected 12, store has 11 (was 10)")
+    }
+
+    @Test("assertChanges around any operation fails at the caller's line, naming the field")
+    func assertChangesAtTheCallersLine() throws {
+        let store = Store(Counter())
+        let reducer = counterReducer(store)
+        var line = 0
+        var failures = try withRecordedFailures {
+            line = lineAfter()
+            try store.assertChanges {
+                try store.dispatch(.increment, through: reducer)
+                try store.dispatch(.rename("twice"), through: reducer)
+            } expected: { state in
+                state.count = 1
+                state.log = ["+"]
+                state.settings.label = "once"
+            }
+        }
+        let message = try #require(failures.single(at: line)).message
+        #expect(message == """
+            the state changed differently than described:
+              settings.label: expected "once", store has "twice" (was "counter")
+            """, "\(message)")
+        failures = try withRecordedFailures {
+            line = lineAfter()
+            try store.assertChanges(.nonExhaustive, of: { try store.dispatch(.increment, through: reducer) }) { $0.count = 3 }
+        }
+        #expect(try #require(failures.single(at: line)).message == "the state does not hold what the description sets:\n  count: expected 3, store has 2 (was 1)")
     }
 }
 
@@ -94,9 +125,11 @@ struct EventAssertionTests {
     func sentExactly() throws {
         let store = Store(Counter())
         let reducer = counterReducer(store)
-        let failures = try withRecordedFailures {
+        var line = 0
+        var failures = try withRecordedFailures {
             let events = EventExpectations(store, of: CounterEvent.self)
             try events.assertSent([.incremented(to: 1)]) { try store.dispatch(.increment, through: reducer) }
+            line = lineAfter()
             try events.assertSent([.incremented(to: 3)]) {
                 try store.dispatch(.increment, through: reducer)
                 try store.dispatch(.increment, through: reducer)
@@ -104,8 +137,14 @@ struct EventAssertionTests {
             try store.dispatch(.rename("x"), through: reducer)
             events.assertReceived(.renamed("x"))
         }
-        #expect(failures.count == 1)
-        #expect(failures.first?.message == "the events sent differ from the expected ones: expected [incremented(to: 3)], sent [incremented(to: 2), incremented(to: 3)]", "\(failures)")
+        #expect(try #require(failures.single(at: line)).message == "the events sent differ from the expected ones: expected [incremented(to: 3)], sent [incremented(to: 2), incremented(to: 3)]", "\(failures)")
+        failures = try withRecordedFailures {
+            let events = EventExpectations(store, of: CounterEvent.self)
+            try store.dispatch(.increment, through: reducer)
+            line = lineAfter()
+            events.assertReceived(.incremented(to: 99))
+        }
+        #expect(try #require(failures.single(at: line)).message == "expected to receive [incremented(to: 99)], but the unasserted events are [incremented(to: 4)]", "\(failures)")
     }
 
     @Test("exhaustive: events nobody asserted fail when the recorder is released, at the line that created it")
@@ -139,13 +178,15 @@ struct EventAssertionTests {
             try store.dispatch(.increment, through: reducer)
         }
         #expect(failures.isEmpty, "\(failures)")
+        var line = 0
         failures = try withRecordedFailures {
             let events = EventExpectations(store, of: CounterEvent.self, exhaustivity: .nonExhaustive)
             try store.dispatch(.increment, through: reducer)
+            line = lineAfter()
             events.assertReceived(.renamed("never"))
             events.finish()
         }
-        #expect(try #require(failures.single()).message.hasPrefix("expected to receive [renamed(\"never\")] in order"))
+        #expect(try #require(failures.single(at: line)).message.hasPrefix("expected to receive [renamed(\"never\")] in order"))
     }
 
     @Test("in Swift Testing, unasserted events are an issue at the end of the test's scope", .tags(.reporting))

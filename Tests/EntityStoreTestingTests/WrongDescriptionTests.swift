@@ -34,12 +34,14 @@ struct WrongDescriptionTests {
     func typeSubscriptFindsTheDeclaredTable() throws {
         let store = try Self.pricedStore()
         for exhaustivity in [Exhaustivity.exhaustive, .nonExhaustive] {
+            var line = 0
             let wrong = try withRecordedFailures {
+                line = lineAfter()
                 try store.assertWrite(exhaustivity) { tx in _ = try tx[Self.priced].update(10) { $0.price = 10.5 + 1 } } expected: {
                     $0[Priced.self][10]?.price = 11
                 }
             }
-            #expect(try #require(wrong.single()).message.contains("priced 10: differs from the description"), "\(exhaustivity)")
+            #expect(try #require(wrong.single(at: line)).message.contains("priced 10: differs from the description"), "\(exhaustivity)")
             let right = try withRecordedFailures {
                 try store.assertWrite(exhaustivity) { tx in _ = try tx[Self.priced].update(10) { $0.price = 13 } } expected: {
                     $0[Priced.self][10]?.price = 13
@@ -52,25 +54,31 @@ struct WrongDescriptionTests {
     @Test("a table the store does not have, or a type it holds in several tables, fails naming the store's tables")
     func unknownTables() throws {
         let store = try Self.pricedStore()
+        var line = 0
         let unknown = try withRecordedFailures {
+            line = lineAfter()
             try store.assertWrite(.nonExhaustive) { tx in _ = try tx[Self.priced].update(10) { $0.title = "x" } } expected: {
                 $0[Table<Priced>("novels")][10]?.title = "x"
             }
         }
-        #expect(try #require(unknown.single()).message.contains("the table 'novels', which the store does not have (its tables: priced)"))
+        #expect(try #require(unknown.single(at: line)).message.contains("the table 'novels', which the store does not have (its tables: priced)"))
         let twice = try EntityStore { Self.priced; Table<Priced>("archive") }
         let ambiguous = try withRecordedFailures {
+            line = lineAfter()
             try twice.assertWrite(.nonExhaustive) { tx in try tx[Self.priced].insert(Priced(id: 1, title: "", price: 0, published: Date())) } expected: {
                 $0[Priced.self][1] = nil
             }
         }
-        #expect(try #require(ambiguous.first).message.contains("several tables hold Priced (priced, archive)"))
+        let ambiguity = try #require(ambiguous.first)
+        #expect(ambiguity.location.line == line && ambiguity.location.fileID.hasSuffix("/WrongDescriptionTests.swift"), "\(ambiguous)")
+        #expect(ambiguity.message.contains("several tables hold Priced (priced, archive)"))
         let changeSet = try withRecordedFailures {
+            line = lineAfter()
             try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(10) } } expected: {
                 $0[Table<Priced>("novels")].removed = [10]
             }
         }
-        #expect(try #require(changeSet.single()).message.contains("the table 'novels', which the store does not have"))
+        #expect(try #require(changeSet.single(at: line)).message.contains("the table 'novels', which the store does not have"))
         let byType = try withRecordedFailures {
             try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(11) } } expected: {
                 $0[Priced.self].removed = [11]
@@ -80,29 +88,33 @@ struct WrongDescriptionTests {
         // A write that changes nothing publishes nothing: the change set of the commit
         // before it is not this operation's.
         let nothing = try withRecordedFailures {
+            line = lineAfter()
             try store.assertChangeSet { try store.write { tx in _ = try tx[Self.priced].remove(11) } } expected: {
                 $0[Priced.self].removed = [11]
             }
         }
-        #expect(nothing.single()?.message.contains("expected but not removed: [11]") == true, "\(nothing)")
+        #expect(nothing.single(at: line)?.message.contains("expected but not removed: [11]") == true, "\(nothing)")
     }
 
     @Test("optional chaining on a row the write removed, or never had, fails instead of doing nothing")
     func optionalChainingOnAbsentRows() throws {
         let store = try Self.pricedStore()
+        var line = 0
         let removed = try withRecordedFailures {
+            line = lineAfter()
             try store.assertWrite(.nonExhaustive) { tx in _ = try tx[Self.priced].remove(10) } expected: {
                 $0[Self.priced][10]?.price = 10.5
             }
         }
-        #expect(try #require(removed.single()).message.contains("the description changes priced 10, which the write removed"))
+        #expect(try #require(removed.single(at: line)).message.contains("the description changes priced 10, which the write removed"))
         let never = try withRecordedFailures {
+            line = lineAfter()
             try store.assertWrite(.nonExhaustive) { tx in _ = try tx[Self.priced].update(11) { $0.title = "c" } } expected: {
                 $0[Self.priced][11]?.title = "c"
                 $0[Self.priced].update(99) { $0.title = "?" }
             }
         }
-        #expect(try #require(never.single()).message.contains("the description changes priced 99, which the store does not have"))
+        #expect(try #require(never.single(at: line)).message.contains("the description changes priced 99, which the store does not have"))
         let described = try withRecordedFailures {
             try store.assertWrite(.nonExhaustive) { tx in _ = try tx[Self.priced].remove(11) } expected: {
                 $0[Self.priced][11] = nil
@@ -120,12 +132,14 @@ struct WrongDescriptionTests {
             }
         }
         #expect(failures.isEmpty, "\(failures)")
+        var line = 0
         let wrong = try withRecordedFailures {
+            line = lineAfter()
             try store.assertWrite { tx in _ = try tx[Self.priced].update(11) { $0.price = 1 } } expected: {
                 $0[Self.priced][11]?.title = "renamed"
             }
         }
-        let message = try #require(wrong.single()).message
+        let message = try #require(wrong.single(at: line)).message
         #expect(message.contains("price: expected nan, store has 1.0"), "\(message)")
     }
 
@@ -133,10 +147,12 @@ struct WrongDescriptionTests {
     func signedZero() throws {
         let store = try Self.pricedStore()
         try store.write { tx in _ = try tx[Self.priced].update(10) { $0.price = 0 } }
+        var line = 0
         let failures = try withRecordedFailures {
+            line = lineAfter()
             try store.assertWrite { tx in _ = try tx[Self.priced].update(10) { $0.price = -0.0 } } expected: { _ in }
         }
-        #expect(try #require(failures.single()).message.contains("price: 0.0 → -0.0"), "\(failures)")
+        #expect(try #require(failures.single(at: line)).message.contains("price: 0.0 → -0.0"), "\(failures)")
     }
 
     @Test("dates print in ISO 8601")
@@ -170,7 +186,9 @@ struct WrongDescriptionTests {
             }
         }
         #expect(right.isEmpty, "\(right)")
+        var line = 0
         let wrong = try withRecordedFailures {
+            line = lineAfter()
             try store.assertChanges(of: {
                 try store.write { tx in _ = try tx[Self.priced].update(20) { $0.price = 2 } }
                 try store.write { tx in _ = try tx[Self.priced].remove(21) }
@@ -178,7 +196,7 @@ struct WrongDescriptionTests {
                 state[Self.priced][20]?.price = 2
             }
         }
-        #expect(try #require(wrong.single()).message.contains("priced 21: removed, but the description keeps it"))
+        #expect(try #require(wrong.single(at: line)).message.contains("priced 21: removed, but the description keeps it"))
     }
 }
 

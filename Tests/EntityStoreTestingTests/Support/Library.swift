@@ -76,4 +76,13 @@ extension [TestFailure] {
         #expect(count == 1, "expected one failure, got \(count): \(self)", sourceLocation: sourceLocation)
         return first
     }
+
+    /// The only failure, checked to be reported at `line` of the file that checks it: the
+    /// caller's line, not one inside the library.
+    func single(at line: Int, sourceLocation: SourceLocation = #_sourceLocation) -> TestFailure? {
+        guard let failure = single(sourceLocation: sourceLocation) else { return nil }
+        #expect(failure.location.line == line, "reported at \(failure.location)", sourceLocation: sourceLocation)
+        #expect(failure.location.fileID == sourceLocation.fileID, "reported at \(failure.location)", sourceLocation: sourceLocation)
+        return failure
+    }
 }
