@@ -159,6 +159,7 @@ struct EntityStoreBench: ParsableCommand {
                 let testing = TestingFigures(repetitions: figures.repetitions)
                 report.add(try phase("testing_round_trip_ms") { try testing.roundTrip(store: try store()) })
                 report.add(try phase("testing_assert_write_us") { try testing.assertWrite(store: try store(), size: size) })
+                report.add(try phase("testing_assert_changes_chain_us") { try testing.assertChangesOfSeveralCommits(store: try store(), size: size) })
                 let (crash, note) = try phase("testing_crash_safety_s") { try testing.crashSafety() }
                 report.add(crash)
                 report.notes.append(note)

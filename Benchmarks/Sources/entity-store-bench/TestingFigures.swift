@@ -52,6 +52,34 @@ struct TestingFigures {
             ratioMeaning: "ours / write", direction: .lowerIsBetter, baselineMeaning: "the write alone")
     }
 
+    /// `testing_assert_changes_chain_us`: `assertChanges` of an app function of three
+    /// commits (a one-entity update each), against the same three writes alone: the
+    /// helper merges the commits' change sets as they are published, so it costs what
+    /// they changed, not the store's size.
+    func assertChangesOfSeveralCommits(store: EntityStore, size: Int) throws -> Figure {
+        var rng = SplitMix64(seed: 23)
+        func three(_ ids: [Int]) throws {
+            for id in ids { try store.write { tx in _ = try tx[items].update(id) { $0.quantity += 1 } } }
+        }
+        let ours = try repetitions.medianOf {
+            let ids = (0..<3).map { _ in rng.int(in: 1...size) }
+            let start = monotonicNanoseconds()
+            try store.assertChanges(of: { try three(ids) }) { state in
+                for id in ids { state[items].update(id) { $0.quantity += 1 } }
+            }
+            return Double(monotonicNanoseconds() - start) / 1e3
+        }
+        let plain = try repetitions.medianOf {
+            let ids = (0..<3).map { _ in rng.int(in: 1...size) }
+            let start = monotonicNanoseconds()
+            try three(ids)
+            return Double(monotonicNanoseconds() - start) / 1e3
+        }
+        return Figure(
+            name: "testing_assert_changes_chain_us", value: ours, unit: "µs", baseline: plain, ratio: ours / plain,
+            ratioMeaning: "ours / writes", direction: .lowerIsBetter, baselineMeaning: "the three writes alone")
+    }
+
     /// `testing_crash_safety_s`: `assertCrashSafe` over a sequence of 100 rows and two
     /// full snapshots (every kill, power loss and I/O error), against one run of the
     /// same sequence; the note gives the number of points.
