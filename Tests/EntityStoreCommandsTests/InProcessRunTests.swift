@@ -39,7 +39,6 @@ struct InProcessRunTests {
                 ["query", snapshot, "password=secret"],
             ]
             for arguments in cases {
-                #expect(Tool.runsInProcess(arguments), "\(arguments)")
                 let inside = Tool.runInProcess(arguments)
                 let outside = try process(arguments)
                 #expect(inside.status == outside.status, "\(arguments): \(inside) vs \(outside)")
