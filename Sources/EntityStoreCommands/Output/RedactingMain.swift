@@ -26,7 +26,12 @@ extension ParsableCommand {
     /// threads, with two exceptions: a command that reads standard input (`shell`) reads
     /// this process's, and one that replaces an existing snapshot file (`--force`) narrows
     /// the process's umask while it writes (so that the new file is never more widely
-    /// readable than the old): run those one at a time.
+    /// readable than the old): run those one at a time. A run holds the calling thread
+    /// until it ends (a PostgreSQL command waits for its connection's work there), so call
+    /// it from a thread of your own rather than from a task on the cooperative pool, with a
+    /// main thread's stack (8 MiB) for deeply nested input. The library's commands print
+    /// through the capture; a command of the app's own that calls `print` still writes to
+    /// the process's standard output.
     public static func runCapturingOutput(_ arguments: [String]) -> CapturedRun {
         let capture = CommandOutput(arguments: arguments)
         let status = CommandOutput.$current.withValue(capture) { runRedactingPasswords(arguments) }

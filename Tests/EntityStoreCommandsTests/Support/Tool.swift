@@ -58,7 +58,7 @@ enum Tool {
         // Help is laid out for the terminal's width; a URL is a PostgreSQL store; replacing
         // a file narrows the process's umask while it writes, which other tests would see.
         return !arguments.contains {
-            $0 == "--help" || $0 == "-h" || $0 == "--version" || $0 == "help" || $0 == "--force" || $0.contains("://")
+            $0 == "--help" || $0 == "-help" || $0 == "-h" || $0 == "--version" || $0 == "help" || $0 == "--force" || $0.contains("://")
         }
     }
 
