@@ -42,8 +42,9 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
 
     @usableFromInline let core: ObservableCore<State, ValueChange<Value>>
     @usableFromInline let recompute: @Sendable (DeliveredCommit, Value) -> Value?
-    /// Whether a recomputed value is the one held (then nothing is delivered).
-    @usableFromInline let isSame: @Sendable (Value, Value) -> Bool
+    /// Whether a recomputed value is the one held after the commit (then nothing is
+    /// delivered).
+    @usableFromInline let isSame: @Sendable (DeliveredCommit, Value, Value) -> Bool
     /// The body of ``refresh(_:)``, built by the (inlinable) initializer, so it is compiled
     /// for the concrete `Value` where the query is created: called from the registry
     /// through the `ChangeWatcher` protocol, the class's own methods run generic code that
@@ -56,11 +57,12 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
 
     /// A query whose value `initial` reflects the state of revision `revision`.
     /// `recompute` returns the new value, or nil if the commit does not concern it;
-    /// `isSame` tells a new value that is the held one (by default the store's test of a
-    /// change, ``ValueIdentity``).
+    /// `isSame` tells a new value that is the held one, given the commit (by default the
+    /// store's test of a change, ``ValueIdentity``).
     @inlinable
     init(
-        initial: Value, revision: UInt64, isSame: @escaping @Sendable (Value, Value) -> Bool = { ValueIdentity.same($0, $1) },
+        initial: Value, revision: UInt64,
+        isSame: @escaping @Sendable (DeliveredCommit, Value, Value) -> Bool = { _, new, old in ValueIdentity.same(new, old) },
         recompute: @escaping @Sendable (DeliveredCommit, Value) -> Value?
     ) {
         self.core = ObservableCore(State(value: initial, revision: revision))
@@ -140,7 +142,7 @@ public final class DerivedQuery<Value: Sendable & Equatable>: Sendable, ChangeWa
             state.recomputations += 1
             // The store's test of a change, as its change sets use: `==` calls ±0 equal and
             // a NaN unequal to itself, which would hide a sign flip and report a restore.
-            guard !isSame(new, old) else { return nil }
+            guard !isSame(commit, new, old) else { return nil }
             state.value = new
             return ValueChange(old: old, new: new)
         }

@@ -40,23 +40,24 @@ extension EntityStore {
         let name = table.name
         return registered(filing: .ids(table: name, ids: ids.map { WatchKey($0) })) { state in
             let view = state[table]
-            // Whether the rows changed is decided here, from the commit's change set: a
-            // row it does not list as updated is the one held, so only updated rows are
-            // compared (`ValueIdentity`, which reflects on rows `==` calls equal), not k.
-            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision, isSame: { _, _ in false }) { commit, old in
-                let view = commit.current[table]
-                let new = ids.compactMap { view.find($0) }
+            // Whether the rows changed is told from the commit's change set: a row it
+            // does not list as updated is the one held, so only updated rows are compared
+            // (`ValueIdentity`, which reflects on rows `==` calls equal), not all k.
+            return DerivedQuery<[E]>(initial: ids.compactMap { view.find($0) }, revision: state.revision, isSame: { commit, new, old in
                 // A commit that replaced everything lists no exact changes: compare all.
-                if commit.replacesAll { return ValueIdentity.same(new, old) ? nil : new }
-                guard new.count == old.count else { return new }
+                if commit.replacesAll { return ValueIdentity.same(new, old) }
+                guard new.count == old.count else { return false }
                 let updated = commit.current.changeSet[table].updated
                 for index in new.indices {
                     let row = new[index], before = old[index]
                     // Another ID here: one of them was inserted or removed.
-                    guard row.id == before.id else { return new }
-                    if updated[row.id] != nil, !ValueIdentity.same(row, before) { return new }
+                    guard row.id == before.id else { return false }
+                    if updated[row.id] != nil, !ValueIdentity.same(row, before) { return false }
                 }
-                return nil
+                return true
+            }) { commit, _ in
+                let view = commit.current[table]
+                return ids.compactMap { view.find($0) }
             }
         }
     }

@@ -38,7 +38,7 @@ extension EntityStore {
             let engine = query.makeRowEngine(query, state, origin)
             // A live query's rows are equal exactly when they are the same change's (O(1)):
             // the engine applies every change a change set reports, ±0 and NaN included.
-            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision, isSame: { $0 == $1 }) { commit, _ in
+            return DerivedQuery<LiveRows<E>>(initial: engine.rows(), revision: state.revision, isSame: { _, new, old in new == old }) { commit, _ in
                 engine.update(commit).map { $0.value }
             }
         }

@@ -67,17 +67,9 @@ final class CommandOutput: Sendable {
     static var runArguments: [String]? { current?.arguments }
 
     private static func writeAll(_ data: Data, to descriptor: Int32) throws(SystemError) {
+        // `withUnsafeBytes` rethrows untyped: the typed error is carried out by hand.
         let failure = data.withUnsafeBytes { bytes -> SystemError? in
-            guard let base = bytes.baseAddress else { return nil }
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return SystemError()
-                }
-                offset += written
-            }
+            do throws(SystemError) { try FileDescriptor.write(bytes, to: descriptor) } catch { return error }
             return nil
         }
         if let failure { throw failure }

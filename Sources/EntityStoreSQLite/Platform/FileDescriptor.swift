@@ -90,6 +90,12 @@ package struct FileDescriptor: ~Copyable {
 
     /// Writes all of `bytes`, retrying short writes and interruptions.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        try Self.write(bytes, to: raw)
+    }
+
+    /// Writes all of `bytes` to the open descriptor `raw` (one this value does not own,
+    /// such as standard output), retrying short writes and interruptions.
+    package static func write(_ bytes: UnsafeRawBufferPointer, to raw: Int32) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
             let written = Foundation.write(raw, bytes.baseAddress! + offset, bytes.count - offset)
