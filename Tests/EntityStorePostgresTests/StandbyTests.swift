@@ -60,6 +60,21 @@ struct StandbyTests {
         #expect(store.state[counters].find("seed")?.value == 20)
         let pauseState = await firstCell(standby, "SELECT pg_get_wal_replay_pause_state()")
         #expect(sync.position < paused.position, "replay: \(pauseState)")
+        // A store created while replay is paused: the standby lacks its schema, so a
+        // replica reading there opens it from the primary instead of failing.
+        let created = try PostgresTarget(url: primaryURL, schema: "standby_\(UInt32.random(in: 0...UInt32.max))")
+        defer { Task { await TestServer.drop(created) } }
+        let (creator, creatorSync) = try await replica(created)
+        try creator.write { tx in try tx[counters].insert(Counter(id: "new", value: 7)) }
+        try await creatorSync.push()
+        var lateOptions = options
+        lateOptions.readTarget = try PostgresTarget(url: standbyURL, schema: created.schema)
+        let late = try EntityStore { customers; orders; counters }
+        let lateSync = PostgresSync(store: late, target: created, options: lateOptions)
+        #expect(try await lateSync.open() == creatorSync.position)
+        #expect(late.state[counters].find("new")?.value == 7)
+        await lateSync.close()
+        await creatorSync.close()
         _ = try await TestServer.rows(standby, "SELECT pg_wal_replay_resume()")
         #expect(try await eventually(.seconds(20)) { store.state[counters].find("seed")?.value == 100 && sync.position >= paused.position })
         for failure in events.failures {

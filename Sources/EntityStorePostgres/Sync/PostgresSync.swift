@@ -91,7 +91,8 @@ public final class PostgresSync: Sendable {
         /// ``PostgresSync/write(retrying:_:)`` and `LISTEN` stay on the target (standbys
         /// take no writes and hear no `NOTIFY`). Its schema is the target's. A pull never
         /// goes past what the standby replayed: it waits (up to ``replayWait``) until the
-        /// standby has the positions this replica pushed or heard of.
+        /// standby has the positions this replica pushed or heard of. Opening a store the
+        /// standby has not replayed yet (just created) loads it from the target instead.
         public var readTarget: PostgresTarget?
         /// Where ``PostgresSync/start()`` listens, when not the target: a direct connection
         /// to the primary when the target is a pooler in transaction mode
@@ -258,14 +259,23 @@ public final class PostgresSync: Sendable {
         do {
             return try await reload(reason: nil)
         } catch {
+            guard case .notAStore = error else { throw error }
+            // A standby may not have replayed the store's creation yet: the primary decides.
+            if reader !== primary {
+                do {
+                    return try await reload(reason: nil, from: primary)
+                } catch {
+                    guard case .notAStore = error else { throw error }
+                }
+            }
             // A scoped replica holds part of the store: it cannot create the whole.
-            guard case .notAStore = error, createIfMissing, selection.isAll else { throw error }
+            guard createIfMissing, selection.isAll else { throw error }
         }
         clearLocalChanges()
         // Create only: when another process created the store meanwhile (both found none),
-        // load what it wrote rather than replace it.
+        // load what it wrote (from the primary: a standby may not have it yet) rather than replace it.
         guard let summary = try await PostgresSnapshotWriter(state: store.state, target: target).create() else {
-            return try await reload(reason: nil)
+            return try await reload(reason: nil, from: primary)
         }
         shared.withLock {
             $0.position = summary.position
@@ -286,8 +296,9 @@ public final class PostgresSync: Sendable {
     /// and forgets local changes; a later reload (the replica fell behind a pruned log)
     /// keeps the local value of every row changed and not pushed, still pending on its old
     /// base, so its push reports the conflict instead of the reload dropping it.
-    private func reload(reason: String?) async throws(PostgresStoreError) -> Int64 {
-        let (state, metadata) = try await PostgresSnapshotReader(target: reader.target, selection: selection).read(schema: store.schema)
+    /// Reads from `link`, the ``reader`` unless given.
+    private func reload(reason: String?, from link: ServerLink? = nil) async throws(PostgresStoreError) -> Int64 {
+        let (state, metadata) = try await PostgresSnapshotReader(target: (link ?? reader).target, selection: selection).read(schema: store.schema)
         let tables = store.schema.tables
         do {
             // Inside the commit, so a local commit lands before it (and is kept or
