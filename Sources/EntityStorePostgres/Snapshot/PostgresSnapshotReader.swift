@@ -110,7 +110,7 @@ struct TypedFeed<T: TypedTable>: TableFeed {
     let binds: [PostgresParameter]
     /// The row count the metadata records, checked for a whole table.
     let expected: Int?
-    let channel = UnboundedChunkChannel<T.Element>()
+    let channel = ChunkChannel<T.Element>()
     static var chunkSize: Int { 1024 }
 
     func build(into transaction: Transaction) throws {
@@ -160,15 +160,15 @@ struct TypedFeed<T: TypedTable>: TableFeed {
                 count += 1
                 if chunk.count == Self.chunkSize {
                     chunk.reverse()
-                    guard channel.send(chunk) else { throw BuilderStopped() }
-                    chunk = []
+                    // Never blocks (the channel has no capacity): the server's rows keep flowing.
+                    guard channel.send(&chunk) else { throw BuilderStopped() }
                     chunk.reserveCapacity(Self.chunkSize)
                 }
             }
         }
         try session.execute("CLOSE entitystore_feed")
         chunk.reverse()
-        if !chunk.isEmpty, !channel.send(chunk) { throw BuilderStopped() }
+        if !chunk.isEmpty, !channel.send(&chunk) { throw BuilderStopped() }
         if let expected, expected != count {
             throw PostgresStoreError.invalidData(table: layout.table, detail: "the metadata records \(expected) rows but the table holds \(count); if rows were written to it outside EntityStore, `entity-store repair` (PostgresTarget.repairStore()) recounts them and makes every replica reload")
         }

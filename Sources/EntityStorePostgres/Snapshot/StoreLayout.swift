@@ -155,51 +155,19 @@ struct DynamicKinds {
     /// The kinds for `records`; `dateFields` hold dates as their text (``DynamicDates``),
     /// which no JSON kind tells. O(n × fields).
     init(records: TableView<DynamicRecord>, table: String, dateFields: Set<String> = []) throws(PostgresStoreError) {
-        var seen: [String: Set<ColumnKind>] = [:]
-        var hasNull = Set<String>()
-        var order: [String] = []
-        var idKinds = Set<ColumnKind>()
-        for record in records {
-            switch record.id {
-            case .integer: idKinds.insert(.integer)
-            case .string: idKinds.insert(.string)
-            }
-            for (name, value) in record.fields {
-                if seen[name] == nil {
-                    seen[name] = []
-                    order.append(name)
-                }
-                switch value {
-                case .null: hasNull.insert(name)
-                case .bool: seen[name]?.insert(.bool)
-                case .integer: seen[name]?.insert(.integer)
-                case .double: seen[name]?.insert(.double)
-                case .string: seen[name]?.insert(.string)
-                case .array, .object: seen[name]?.insert(.json)
-                }
-            }
-        }
-        guard idKinds.count <= 1 else {
+        let scan = DynamicFieldScan(records)
+        guard scan.idKinds.count <= 1 else {
             throw .encodingFailed(table: table, detail: "a dynamic table's IDs must all be integers or all strings")
         }
         var kinds: [String: ColumnKind] = [:]
-        var columns = [WriteLayout.Column(name: "id", kind: idKinds.first, nullable: false)]
-        for name in order.sorted() {
+        var columns = [WriteLayout.Column(name: "id", kind: scan.idKinds.first, nullable: false)]
+        for (name, field) in scan.fields.sorted(by: { $0.key < $1.key }) {
             try SQL.checkIdentifier(name, what: "field", table: table)
             if name == "id" || name.hasPrefix("entitystore_") {
                 throw .encodingFailed(table: table, detail: "field name '\(name)' is reserved")
             }
-            let found = seen[name] ?? []
-            let kind: ColumnKind
-            if hasNull.contains(name) { kind = .json } else if dateFields.contains(name) {
-                kind = .date
-            } else if found.count == 1, let only = found.first {
-                kind = only
-            } else if found == [.integer, .double] {
-                kind = .number
-            } else {
-                kind = .json
-            }
+            // A field that holds null is JSONB, which spells null itself (see DynamicFieldScan).
+            let kind: ColumnKind = field.hasNull ? .json : dateFields.contains(name) ? .date : field.sharedKind ?? .json
             kinds[name] = kind
             columns.append(.init(name: name, kind: kind, nullable: true))
         }

@@ -24,40 +24,17 @@ struct DynamicKinds {
     /// column, even one no record has), then the others by name; `dateFields` are dates.
     /// - Complexity: O(n × fields) for n records.
     init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = [], dateFields: Set<String> = []) {
-        var seen: [String: ColumnKind] = [:]
-        var mixed: Set<String> = []
-        var hasNull: Set<String> = []
-        var present: [String: Int] = [:]
-        var rowCount = 0
-        for record in rows {
-            rowCount += 1
-            for (name, value) in record.fields {
-                present[name, default: 0] += 1
-                guard var kind = Self.kind(of: value) else {
-                    hasNull.insert(name)
-                    continue
-                }
-                // Whatever its values: one that is not a date's text fails the write.
-                if dateFields.contains(name) { kind = .date }
-                if mixed.contains(name) { continue }
-                if let previous = seen[name] {
-                    if previous == kind { continue }
-                    // Integers and doubles share a number column; any other mix is JSON.
-                    let numbers: Set<ColumnKind> = [.integer, .double, .number]
-                    if numbers.contains(previous), numbers.contains(kind) { seen[name] = .number } else { mixed.insert(name) }
-                } else {
-                    seen[name] = kind
-                }
-            }
-        }
-        for (name, count) in present {
-            let kind = mixed.contains(name) ? .json : (seen[name] ?? .null)
+        let scan = DynamicFieldScan(rows)
+        for (name, field) in scan.fields {
+            // Whatever its values: one that is not a date's text fails the write.
+            let shared = field.sharedKind
+            let kind = shared != nil && dateFields.contains(name) ? .date : shared ?? .null
             kinds[name] = kind
             // JSON text spells null itself; a scalar column's NULL needs a meaning.
-            if kind == .json || !hasNull.contains(name) {
+            if kind == .json || !field.hasNull {
                 nulls[name] = .absent
             } else {
-                nulls[name] = count == rowCount ? .null : .either
+                nulls[name] = field.count == scan.rowCount ? .null : .either
             }
         }
         // A listed field that no record has is a column of NULLs all the same (a CSV file's
@@ -90,18 +67,6 @@ struct DynamicKinds {
             order.append(column.name)
         }
         hasEither = nulls.values.contains(.either)
-    }
-
-    /// The kind of a non-null value; nil for `null`.
-    private static func kind(of value: JSONValue) -> ColumnKind? {
-        switch value {
-        case .null: return nil
-        case .array, .object: return .json
-        case .bool: return .bool
-        case .integer: return .integer
-        case .double: return .double
-        case .string: return .string
-        }
     }
 
     /// Why a record does not fit columns decided earlier (an incremental save then
@@ -139,7 +104,7 @@ struct DynamicKinds {
         // Fields the columns do not know yet (an incremental save adds a column for them).
         if record.fields.count > fields.count - 1 {
             for (name, value) in record.fields.sorted(by: { $0.key < $1.key }) where kinds[name] == nil {
-                guard let kind = Self.kind(of: value), kind != .json else { throw Mismatch() }
+                guard let kind = DynamicFieldScan.kind(of: value), kind != .json else { throw Mismatch() }
                 fields.append((name, RowEncoder.encode(value)))
             }
         }
@@ -152,7 +117,7 @@ struct DynamicKinds {
     private func encode(_ value: JSONValue, as name: String) throws -> EncodedValue {
         let kind = kinds[name]
         if kind == .json { return EncodedValue(value: .text(value.serialized()), kind: .json) }
-        guard let valueKind = Self.kind(of: value) else {
+        guard let valueKind = DynamicFieldScan.kind(of: value) else {
             guard nulls[name] != .absent else { throw Mismatch() }
             return .null
         }

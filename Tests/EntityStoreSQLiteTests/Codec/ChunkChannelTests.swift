@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import EntityStoreSQLite
+import EntityStoreCodec
 
-/// The hand-off between a restore's decoding threads and the thread building the table.
+/// The hand-off between the threads of both back ends' restores and snapshots.
 @Suite("Chunk channel")
 struct ChunkChannelTests {
     @Test func chunksArriveInOrderAndEmptiedBuffersComeBack() throws {
@@ -48,6 +48,56 @@ struct ChunkChannelTests {
         while channel.receive(into: &incoming) { received += incoming; incoming.removeAll() }
         #expect(received == [1, 2])
         #expect(channel.waitForProducer() is Broken)
+    }
+
+    @Test func withoutACapacityTheProducerNeverWaitsAndChunksArriveInOrder() {
+        // PostgreSQL's reading side must keep draining the server: thousands of chunks can
+        // wait, and taking them one by one must keep their order across compactions.
+        let channel = ChunkChannel<Int>()
+        var received: [Int] = []
+        var incoming: [Int] = []
+        var next = 0
+        for round in 0..<5 {
+            for _ in 0..<(300 * (round + 1)) {
+                var chunk = [next, next + 1]
+                next += 2
+                #expect(channel.send(&chunk))
+            }
+            // Take a part of what waits, so the queue's head moves past its compaction point.
+            for _ in 0..<(200 * (round + 1)) {
+                #expect(channel.receive(into: &incoming))
+                received += incoming
+                incoming.removeAll(keepingCapacity: true)
+            }
+        }
+        channel.finish()
+        while channel.receive(into: &incoming) {
+            received += incoming
+            incoming.removeAll(keepingCapacity: true)
+        }
+        #expect(received == Array(0..<next))
+    }
+
+    @Test func aJoinableThreadReturnsWhatItsBodyReturnedOrThrew() {
+        struct Broken: Error {}
+        let channel = ChunkChannel<Int>()
+        let builder = JoinableThread(name: "test builder") {
+            var total = 0
+            var chunk: [Int] = []
+            while channel.receive(into: &chunk) {
+                total += chunk.reduce(0, +)
+                chunk.removeAll(keepingCapacity: true)
+            }
+            return total
+        }
+        for value in 1...100 {
+            var chunk = [value]
+            #expect(channel.send(&chunk))
+        }
+        channel.finish()
+        #expect((try? builder.join().get()) == 5050)
+        let failing = JoinableThread<Int>(name: "test failure") { throw Broken() }
+        #expect(throws: Broken.self) { try failing.join().get() }
     }
 
     @Test func aCancelledChannelRefusesChunksAndEndsTheConsumer() {

@@ -1,22 +1,27 @@
 import Foundation
 
-/// A bounded hand-off of chunks from one producer thread to one consumer: how a restore
-/// decodes rows on one core while the table is built on another.
+/// A hand-off of chunks of rows from one producer thread to one consumer: how both back
+/// ends decode rows on one core while a table is built, or rows are encoded, on another.
 ///
-/// The producer blocks while `capacity` chunks wait; the consumer blocks while none does.
-/// Either side can end the exchange: the producer with ``finish(throwing:)``, the
+/// With a `capacity`, the producer blocks while that many chunks wait (SQLite's reader and
+/// writer keep memory bounded this way); without one it never blocks (PostgreSQL's reading
+/// side must keep draining the server's connection). The consumer blocks while no chunk
+/// waits. Either side can end the exchange: the producer with ``finish(throwing:)``, the
 /// consumer with ``cancel()``, after which ``send(_:)`` returns false.
 ///
 /// Spent chunks travel back: the consumer hands in its emptied array with each
-/// ``receive(into:)`` and the producer gets it from ``send(_:)`` to fill again, so a
-/// buffer is allocated per chunk in flight rather than per chunk (allocating one for
-/// every chunk made the allocator consolidate its free lists each time).
-final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
+/// ``receive(into:)`` and the producer gets it from ``send(_:)`` to fill again, so a buffer
+/// is allocated per chunk in flight rather than per chunk (allocating one for every chunk
+/// made the allocator consolidate its free lists each time).
+package final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable` is safe: every stored variable is read and written only while
     // `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
+    /// Chunks sent and not yet received: `queue[head...]` (taken chunks are compacted away
+    /// in batches, so a receive is O(1) amortized however many chunks wait).
     private var queue: [[Element]] = []
+    private var head = 0
     /// Emptied chunks, to be filled again.
     private var spent: [[Element]] = []
     private var finished = false
@@ -24,17 +29,18 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     private var producerDone = false
     private var error: (any Error)?
 
-    init(capacity: Int) {
+    /// A channel that holds at most `capacity` chunks (at least 1), or any number.
+    package init(capacity: Int = .max) {
         self.capacity = max(1, capacity)
     }
 
     /// Hands over `chunk`, waiting while the channel is full, and replaces it with an
     /// emptied chunk to fill (with its capacity) when one came back, or an empty array.
-    /// Returns false, dropping the chunk, once the consumer cancelled.
-    func send(_ chunk: inout [Element]) -> Bool {
+    /// Returns false, dropping the chunk, once the consumer cancelled. O(1) amortized.
+    package func send(_ chunk: inout [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queue.count >= capacity && !cancelled { condition.wait() }
+        while queue.count - head >= capacity && !cancelled { condition.wait() }
         if cancelled { return false }
         queue.append(chunk)
         chunk = spent.popLast() ?? []
@@ -43,7 +49,7 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Ends production, with the error that stopped it if any.
-    func finish(throwing error: (any Error)? = nil) {
+    package func finish(throwing error: (any Error)? = nil) {
         condition.lock()
         defer { condition.unlock() }
         finished = true
@@ -52,7 +58,7 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Marks the producer as gone: it touches nothing shared after this.
-    func producerExited() {
+    package func producerExited() {
         condition.lock()
         defer { condition.unlock() }
         producerDone = true
@@ -61,30 +67,40 @@ final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
 
     /// Replaces `chunk`, which the consumer emptied, with the next chunk, waiting while
     /// none is ready; returns false once production ended (or the consumer cancelled) and
-    /// every chunk was taken.
-    func receive(into chunk: inout [Element]) -> Bool {
+    /// every chunk was taken. O(1) amortized.
+    package func receive(into chunk: inout [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !finished && !cancelled { condition.wait() }
-        if cancelled || queue.isEmpty { return false }
+        while head == queue.count && !finished && !cancelled { condition.wait() }
+        if cancelled || head == queue.count { return false }
         if chunk.isEmpty && chunk.capacity > 0 { spent.append(chunk) }
-        chunk = queue.removeFirst()
+        chunk = queue[head]
+        queue[head] = []
+        head += 1
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
         condition.broadcast()
         return true
     }
 
-    /// Stops the producer at its next `send`.
-    func cancel() {
+    /// Stops the producer at its next `send`, and drops the chunks still waiting.
+    package func cancel() {
         condition.lock()
         defer { condition.unlock() }
         cancelled = true
         queue.removeAll()
+        head = 0
         spent.removeAll()
         condition.broadcast()
     }
 
     /// Waits until the producer exited, then returns the error it finished with.
-    func waitForProducer() -> (any Error)? {
+    package func waitForProducer() -> (any Error)? {
         condition.lock()
         defer { condition.unlock() }
         while !producerDone { condition.wait() }
