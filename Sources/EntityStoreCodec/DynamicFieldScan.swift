@@ -36,7 +36,7 @@ package struct DynamicFieldScan {
     package private(set) var idKinds: Set<ColumnKind> = []
 
     /// Reads every record once. O(n × fields) for n records.
-    package init(_ records: some Sequence<DynamicRecord>) {
+    package init(_ records: TableView<DynamicRecord>) {
         for record in records {
             rowCount += 1
             switch record.id {

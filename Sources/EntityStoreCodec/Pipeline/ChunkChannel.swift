@@ -29,6 +29,10 @@ package final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
     private var producerDone = false
     private var error: (any Error)?
 
+    /// The most emptied chunks kept for the producer: about the chunks a bounded channel
+    /// has in flight, so the producer rarely allocates.
+    private static var spentLimit: Int { 16 }
+
     /// A channel that holds at most `capacity` chunks (at least 1), or any number.
     package init(capacity: Int = .max) {
         self.capacity = max(1, capacity)
@@ -73,7 +77,9 @@ package final class ChunkChannel<Element: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         while head == queue.count && !finished && !cancelled { condition.wait() }
         if cancelled || head == queue.count { return false }
-        if chunk.isEmpty && chunk.capacity > 0 { spent.append(chunk) }
+        // Kept for the producer only while it still sends (and a few at most): once
+        // production ended, a kept buffer would only hold memory until the channel goes.
+        if chunk.isEmpty && chunk.capacity > 0 && !finished && spent.count < Self.spentLimit { spent.append(chunk) }
         chunk = queue[head]
         queue[head] = []
         head += 1

@@ -23,7 +23,7 @@ struct DynamicKinds {
     /// The columns for `rows`; fields come in `preferredOrder` (each listed field is a
     /// column, even one no record has), then the others by name; `dateFields` are dates.
     /// - Complexity: O(n × fields) for n records.
-    init(rows: some Sequence<DynamicRecord>, preferredOrder: [String] = [], dateFields: Set<String> = []) {
+    init(rows: TableView<DynamicRecord>, preferredOrder: [String] = [], dateFields: Set<String> = []) {
         let scan = DynamicFieldScan(rows)
         for (name, field) in scan.fields {
             // Whatever its values: one that is not a date's text fails the write.
