@@ -24,7 +24,7 @@ package struct DynamicFieldScan {
         package var sharedKind: ColumnKind? {
             if kinds.count == 1 { return kinds.first }
             if kinds.isEmpty { return nil }
-            return kinds.isSubset(of: [.integer, .double, .number]) ? .number : .json
+            return kinds == [.integer, .double] ? .number : .json
         }
     }
 

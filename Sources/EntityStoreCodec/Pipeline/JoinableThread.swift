@@ -23,7 +23,7 @@ package final class JoinableThread<R: Sendable>: @unchecked Sendable {
     }
 
     /// As deep a stack as the main thread's: building and decoding recurse.
-    package static var stackSize: Int { 8 << 20 }
+    private static var stackSize: Int { 8 << 20 }
 
     /// Waits for the body to end and returns what it returned or threw.
     package func join() -> Result<R, any Error> {
